@@ -1,0 +1,91 @@
+/*
+ * aip_internal.h - what the parts of the library share.
+ *
+ * A call flows through four layers, each in its own file:
+ *   front end  (alltoall.c, alltoallv.c, alltoallw.c)  turns the MPI-style
+ *              arguments into one byte range per peer (an aip_block);
+ *   call       (call.c, check.c)  validates collectively, so that every rank
+ *              returns the same error before any byte moves, then picks the
+ *              algorithm (decision.c) and sizes the auxiliary buffer;
+ *   schedule   (schedule_*.c)  pure functions: whom to meet at each step;
+ *   executor   (exchange.c)  moves the bytes through the bounded buffer.
+ */
+#ifndef AIP_INTERNAL_H
+#define AIP_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "alltoall_inplace.h"
+#include "schedule.h"
+#include "tunables.h"
+
+/* One peer's block, as the executor sees it: bytes [offset, offset + bytes) of buf. */
+typedef struct aip_block {
+    MPI_Aint offset;
+    MPI_Count bytes;
+} aip_block;
+
+/* What the library needs to know of a datatype (datatype.c). */
+typedef struct aip_type_info {
+    MPI_Count size;   /* bytes of data in one element */
+    MPI_Aint extent;  /* stride between consecutive elements */
+    MPI_Aint true_lb; /* offset of the first byte of data */
+    int dense;        /* one element is `size` consecutive bytes, in type-map order */
+} aip_type_info;
+
+/* A call in progress. */
+typedef struct aip_call {
+    const char *fn; /* public name, for messages */
+    char *buf;
+    MPI_Comm comm;  /* the caller's communicator */
+    int rank, size;
+    aip_block *blocks; /* one per rank */
+    int error;         /* first error found on this rank: an MPI error class, or MPI_SUCCESS */
+    char message[320]; /* what was wrong */
+} aip_call;
+
+/* call.c */
+int aip_call_begin(aip_call *call, const char *fn, void *buf, MPI_Comm comm);
+void aip_call_set_block(aip_call *call, int peer, int count, const aip_type_info *type,
+                        MPI_Aint displacement, const char *what);
+int aip_call_run(aip_call *call, const AIP_Options *options);
+
+/* errors.c: the one error idiom.  Record the first local error of a call... */
+void aip_call_error(aip_call *call, int error_class, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+/* ...print it, and raise `error_class` on `comm`'s error handler; returns error_class. */
+int aip_raise(MPI_Comm comm, int error_class, const char *fn, const char *message);
+
+/* check.c: collective validation. */
+typedef struct aip_agreement {
+    int error;               /* MPI_SUCCESS or the class every rank returns */
+    int mismatch;            /* block sizes of some pair differ */
+    AIP_Algorithm algorithm; /* requested, the same on every rank if error == MPI_SUCCESS */
+    long long min_aux_bytes; /* smallest budget of all ranks */
+} aip_agreement;
+void aip_check_overlap(aip_call *call);
+int aip_check_collective(aip_call *call, MPI_Comm private_comm, AIP_Algorithm algorithm,
+                         long long aux_bytes, aip_agreement *agreement);
+int aip_report_mismatch(aip_call *call, MPI_Comm private_comm);
+
+/* comm.c: the duplicate of a user communicator that carries our messages. */
+int aip_private_comm(MPI_Comm comm, MPI_Comm *private_comm);
+
+/* datatype.c */
+int aip_type_info_get(MPI_Datatype type, aip_type_info *info);
+
+/* options.c: like AIP_Options_resolve, saying in `why` what is invalid. */
+int aip_options_resolve(const AIP_Options *options, AIP_Options *resolved, char *why,
+                        size_t why_size);
+int aip_env_debug(void);
+
+/* algorithms.c: names and schedules; decision.c: what 'auto' means. */
+const aip_schedule *aip_algorithm_schedule(AIP_Algorithm algorithm);
+AIP_Algorithm aip_decide(int comm_size);
+
+/* exchange.c */
+int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nsteps, char *aux,
+                 size_t aux_bytes, size_t chunk_bytes, MPI_Comm comm);
+
+#endif /* AIP_INTERNAL_H */

@@ -1,0 +1,108 @@
+/*
+ * alltoall_inplace.h - in-place all-to-all exchanges with bounded extra memory.
+ *
+ * The calls below perform the exchange of MPI_Alltoall, MPI_Alltoallv and
+ * MPI_Alltoallw with MPI_IN_PLACE semantics: block j of `buf` is sent to
+ * rank j and replaced by the block rank j holds for this rank.  Unlike the
+ * MPI libraries' own in-place collectives, the extra memory a call uses is
+ * bounded by an auxiliary-buffer budget (default 1 MiB per process), not by
+ * the size of the blocks.
+ *
+ * All calls are collective over `comm`, return an MPI error code and report
+ * errors through the communicator's error handler, like MPI itself.
+ *
+ * Algorithms (Hofmann & Ruenger, EuroMPI 2013):
+ *   mpich  the algorithm of MPICH's in-place alltoall (2p-1 steps), baseline
+ *   lsa    Linear Shift Algorithm (at most p steps)
+ *   hsa    Hierarchical Sets Algorithm (at most p + ceil(log2 p) - 2 steps)
+ *   auto   the library chooses (see README)
+ */
+#ifndef ALLTOALL_INPLACE_H
+#define ALLTOALL_INPLACE_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AIP_VERSION_MAJOR 0
+#define AIP_VERSION_MINOR 1
+
+typedef enum AIP_Algorithm {
+    AIP_ALGORITHM_DEFAULT = 0, /* $AIP_ALGORITHM if set, else auto */
+    AIP_ALGORITHM_AUTO    = 1,
+    AIP_ALGORITHM_MPICH   = 2,
+    AIP_ALGORITHM_LSA     = 3,
+    AIP_ALGORITHM_HSA     = 4
+} AIP_Algorithm;
+
+/* Value of AIP_Options.aux_bytes meaning "$AIP_AUX_BYTES if set, else 1 MiB". */
+#define AIP_AUX_BYTES_DEFAULT (-1LL)
+
+/*
+ * Per-call options.  Initialise with AIP_OPTIONS_INIT (or AIP_Options_init)
+ * and change only what you need; fields left at their DEFAULT value follow
+ * the environment variables AIP_ALGORITHM and AIP_AUX_BYTES.
+ *
+ * aux_bytes: extra memory a call may use on this process, in bytes.  0 means
+ * the smallest workable buffer.  Budgets may differ between processes; the
+ * message chunk size follows the smallest one.
+ */
+typedef struct AIP_Options {
+    AIP_Algorithm algorithm;
+    long long aux_bytes;
+} AIP_Options;
+
+#define AIP_OPTIONS_INIT { AIP_ALGORITHM_DEFAULT, AIP_AUX_BYTES_DEFAULT }
+
+void AIP_Options_init(AIP_Options *options);
+
+/*
+ * The options a call would use: DEFAULT fields replaced from the environment
+ * and built-in defaults ('auto' stays 'auto': it is decided per call).
+ * Returns MPI_SUCCESS, or MPI_ERR_ARG if an option or environment variable is
+ * invalid (nothing is printed; `resolved` is then unspecified).
+ */
+int AIP_Options_resolve(const AIP_Options *options, AIP_Options *resolved);
+
+/* "mpich", "lsa", ... for an algorithm; NULL for an unknown value. */
+const char *AIP_Algorithm_name(AIP_Algorithm algorithm);
+/* The algorithm named `name` (as accepted by $AIP_ALGORITHM); MPI_ERR_ARG if unknown. */
+int AIP_Algorithm_from_name(const char *name, AIP_Algorithm *algorithm);
+
+/*
+ * In-place MPI_Alltoall: `buf` holds p blocks of `count` elements of
+ * `datatype`, block j at byte offset j * count * extent.
+ */
+int AIP_Alltoall(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm);
+
+/*
+ * In-place symmetric MPI_Alltoallv: block j has counts[j] elements at
+ * buf + displs[j] * extent(datatype).  counts[j] on this rank must describe
+ * as many bytes as counts[me] on rank j (MPI's rule for MPI_IN_PLACE).
+ */
+int AIP_Alltoallv(void *buf, const int counts[], const int displs[],
+                  MPI_Datatype datatype, MPI_Comm comm);
+
+/*
+ * In-place symmetric MPI_Alltoallw: block j has counts[j] elements of
+ * datatypes[j] at buf + displs[j] (displacements in bytes).
+ */
+int AIP_Alltoallw(void *buf, const int counts[], const int displs[],
+                  const MPI_Datatype datatypes[], MPI_Comm comm);
+
+/* The same with per-call options (NULL means AIP_OPTIONS_INIT). */
+int AIP_Alltoall_opt(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
+                     const AIP_Options *options);
+int AIP_Alltoallv_opt(void *buf, const int counts[], const int displs[],
+                      MPI_Datatype datatype, MPI_Comm comm, const AIP_Options *options);
+int AIP_Alltoallw_opt(void *buf, const int counts[], const int displs[],
+                      const MPI_Datatype datatypes[], MPI_Comm comm,
+                      const AIP_Options *options);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ALLTOALL_INPLACE_H */

@@ -1,0 +1,41 @@
+/*
+ * alltoallw.c - AIP_Alltoallw: the in-place (symmetric) MPI_Alltoallw, one
+ * datatype per peer and displacements in bytes.
+ */
+#include <stdio.h>
+
+#include "aip_internal.h"
+
+int AIP_Alltoallw_opt(void *buf, const int counts[], const int displs[],
+                      const MPI_Datatype datatypes[], MPI_Comm comm, const AIP_Options *options)
+{
+    aip_call call;
+    aip_type_info type;
+    MPI_Datatype analysed = MPI_DATATYPE_NULL; /* consecutive peers often share a type */
+    char what[32];
+    int err;
+
+    if ((err = aip_call_begin(&call, "AIP_Alltoallw", buf, comm)) != MPI_SUCCESS)
+        return err;
+    if (!counts || !displs || !datatypes)
+        aip_call_error(&call, MPI_ERR_ARG, "%s is NULL",
+                       !counts ? "counts" : !displs ? "displs" : "datatypes");
+    for (int j = 0; j < call.size && call.error == MPI_SUCCESS; j++) {
+        snprintf(what, sizeof what, "datatypes[%d]", j);
+        if (counts[j] < 0) {
+            aip_call_error(&call, MPI_ERR_COUNT, "counts[%d] = %d is negative", j, counts[j]);
+        } else if (datatypes[j] != analysed || analysed == MPI_DATATYPE_NULL) {
+            if (aip_type_info_get(datatypes[j], &type) != MPI_SUCCESS)
+                aip_call_error(&call, MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL or not valid", what);
+            analysed = datatypes[j];
+        }
+        aip_call_set_block(&call, j, counts[j], &type, displs[j], what);
+    }
+    return aip_call_run(&call, options);
+}
+
+int AIP_Alltoallw(void *buf, const int counts[], const int displs[],
+                  const MPI_Datatype datatypes[], MPI_Comm comm)
+{
+    return AIP_Alltoallw_opt(buf, counts, displs, datatypes, comm, NULL);
+}

@@ -1,0 +1,143 @@
+/*
+ * call.c - the path every call takes once its front end has described the
+ * blocks: local checks, the collective agreement (check.c), the choice of
+ * algorithm and buffer sizes, and the exchange (exchange.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aip_internal.h"
+
+int aip_call_begin(aip_call *call, const char *fn, void *buf, MPI_Comm comm)
+{
+    int inter;
+
+    memset(call, 0, sizeof *call);
+    call->fn = fn;
+    call->buf = buf;
+    call->comm = comm;
+    call->error = MPI_SUCCESS;
+    /* Errors of the communicator itself are the same on all ranks: no agreement needed. */
+    if (comm == MPI_COMM_NULL)
+        return aip_raise(MPI_COMM_NULL, MPI_ERR_COMM, fn, "the communicator is MPI_COMM_NULL");
+    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        return aip_raise(MPI_COMM_NULL, MPI_ERR_COMM, fn, "the communicator is not valid");
+    if (inter)
+        return aip_raise(comm, MPI_ERR_COMM, fn,
+                         "intercommunicators are not supported (MPI has no in-place "
+                         "all-to-all on them either)");
+    MPI_Comm_rank(comm, &call->rank);
+    MPI_Comm_size(comm, &call->size);
+    if (!(call->blocks = calloc((size_t)call->size, sizeof *call->blocks)))
+        aip_call_error(call, MPI_ERR_NO_MEM, "cannot allocate %d block descriptors", call->size);
+    return MPI_SUCCESS;
+}
+
+void aip_call_set_block(aip_call *call, int peer, int count, const aip_type_info *type,
+                        MPI_Aint displacement, const char *what)
+{
+    MPI_Count bytes = (MPI_Count)count * type->size;
+
+    if (call->error != MPI_SUCCESS || bytes == 0)
+        return;
+    if (!type->dense || (count > 1 && type->extent != (MPI_Aint)type->size)) {
+        aip_call_error(call, MPI_ERR_TYPE,
+                       "%s (the block for rank %d) has gaps between or inside its elements, or "
+                       "places them out of order; in place, only datatypes whose elements are "
+                       "contiguous bytes are supported",
+                       what, peer);
+        return;
+    }
+    if (!call->buf || call->buf == MPI_IN_PLACE) {
+        aip_call_error(call, MPI_ERR_BUFFER, "buf is %s but the block for rank %d has %lld bytes",
+                       call->buf ? "MPI_IN_PLACE" : "NULL", peer, (long long)bytes);
+        return;
+    }
+    call->blocks[peer].offset = displacement + type->true_lb;
+    call->blocks[peer].bytes = bytes;
+}
+
+static size_t min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+static int raise_mpi_error(aip_call *call, int err, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int length, error_class;
+
+    MPI_Error_string(err, text, &length);
+    MPI_Error_class(err, &error_class);
+    snprintf(call->message, sizeof call->message, "%.60s: %.250s", what, text);
+    return aip_raise(call->comm, error_class, call->fn, call->message);
+}
+
+int aip_call_run(aip_call *call, const AIP_Options *options)
+{
+    AIP_Options opt;
+    aip_agreement agreement;
+    MPI_Comm private_comm;
+    char why[160];
+    char *aux = NULL;
+    int *peers = NULL, err;
+    size_t total = 0;
+
+    if (aip_options_resolve(options, &opt, why, sizeof why) != MPI_SUCCESS)
+        aip_call_error(call, MPI_ERR_ARG, "%s", why);
+    if (call->error == MPI_SUCCESS)
+        aip_check_overlap(call);
+
+    /* Everything that can fail locally is done before the agreement. */
+    long long budget = opt.aux_bytes > 0 ? opt.aux_bytes : AIP_AUX_BYTES_MIN;
+    for (int j = 0; call->error == MPI_SUCCESS && j < call->size; j++)
+        if (j != call->rank)
+            total += (size_t)call->blocks[j].bytes;
+    size_t aux_bytes = min_size((size_t)budget, total);
+    if (call->error == MPI_SUCCESS &&
+        (!(peers = malloc(sizeof(int) * 2 * (size_t)call->size)) ||
+         (aux_bytes > 0 && !(aux = malloc(aux_bytes)))))
+        aip_call_error(call, MPI_ERR_NO_MEM, "cannot allocate the %zu-byte auxiliary buffer",
+                       aux_bytes);
+
+    if ((err = aip_private_comm(call->comm, &private_comm)) != MPI_SUCCESS ||
+        (err = aip_check_collective(call, private_comm, opt.algorithm, budget, &agreement)) !=
+            MPI_SUCCESS) {
+        err = raise_mpi_error(call, err, "the argument check failed");
+        goto out;
+    }
+    if (agreement.error != MPI_SUCCESS) {
+        if (agreement.mismatch)
+            aip_report_mismatch(call, private_comm);
+        err = aip_raise(call->comm, agreement.error, call->fn,
+                        call->error != MPI_SUCCESS ? call->message : NULL);
+        goto out;
+    }
+
+    AIP_Algorithm algorithm =
+        agreement.algorithm == AIP_ALGORITHM_AUTO ? aip_decide(call->size) : agreement.algorithm;
+    const aip_schedule *schedule = aip_algorithm_schedule(algorithm);
+    long long chunk = agreement.min_aux_bytes / AIP_PIPELINE_DEPTH;
+    size_t chunk_bytes = chunk < 1 ? 1 : chunk > AIP_CHUNK_BYTES_MAX ? AIP_CHUNK_BYTES_MAX : chunk;
+
+    if (call->rank == 0 && aip_env_debug())
+        fprintf(stderr,
+                "alltoall_inplace: %s on %d ranks: %s%s, aux buffer %zu bytes on rank 0, "
+                "chunks of %zu bytes\n",
+                call->fn, call->size, schedule->name,
+                agreement.algorithm == AIP_ALGORITHM_AUTO ? " (auto)" : "", aux_bytes,
+                chunk_bytes);
+
+    schedule->fill(call->rank, call->size, peers);
+    err = aip_exchange(call->buf, call->blocks, peers, schedule->nsteps(call->size), aux,
+                       aux_bytes, chunk_bytes, private_comm);
+    if (err != MPI_SUCCESS)
+        err = raise_mpi_error(call, err, "the exchange failed");
+
+out:
+    free(aux);
+    free(peers);
+    free(call->blocks);
+    return err;
+}

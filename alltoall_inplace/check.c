@@ -1,0 +1,182 @@
+/*
+ * check.c - argument checks that need more than one rank's view.
+ *
+ * MPI leaves most in-place misuse undefined; an in-place exchange that went
+ * ahead on bad arguments would destroy data.  Before any byte moves, every
+ * call therefore agrees, in one MPI_Allreduce of a few words, on:
+ *   - whether any rank found an error, and which class all ranks return;
+ *   - whether every pair of ranks agrees on the size of the blocks they
+ *     exchange (MPI's rule for MPI_IN_PLACE: equal type signatures), tested
+ *     with a checksum: rank r adds key(r,j) * bytes(r->j) for j > r and
+ *     subtracts it for j < r, key(r,j) = key(j,r) odd.  The sum over all
+ *     ranks is sum over pairs of key * (bytes(r->j) - bytes(j->r)) mod 2^64:
+ *     zero when all pairs match, and never zero when a single pair differs
+ *     (an odd key is invertible mod 2^64); several differing pairs cancel
+ *     only by a 2^-64 accident;
+ *   - the requested algorithm (ranks must run the same schedule) and the
+ *     smallest aux budget (partners must cut blocks into the same chunks).
+ * Only when the checksum says "mismatch" does an MPI_Alltoall of the sizes
+ * find the pairs to name.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "aip_internal.h"
+
+/* ---- Blocks of one rank must not overlap (MPI: erroneous; here: corruption). ---- */
+
+static const aip_block *sort_blocks;
+
+static int compare_offsets(const void *a, const void *b)
+{
+    MPI_Aint x = sort_blocks[*(const int *)a].offset, y = sort_blocks[*(const int *)b].offset;
+    return (x > y) - (x < y);
+}
+
+void aip_check_overlap(aip_call *call)
+{
+    int *order = malloc(sizeof(int) * (size_t)call->size), n = 0;
+
+    if (!order) {
+        aip_call_error(call, MPI_ERR_NO_MEM, "cannot allocate %d ints", call->size);
+        return;
+    }
+    for (int j = 0; j < call->size; j++)
+        if (call->blocks[j].bytes > 0)
+            order[n++] = j;
+    sort_blocks = call->blocks; /* qsort has no context argument; calls are not concurrent */
+    qsort(order, (size_t)n, sizeof *order, compare_offsets);
+    for (int i = 1; i < n; i++) {
+        const aip_block *prev = &call->blocks[order[i - 1]], *next = &call->blocks[order[i]];
+        if (prev->offset + (MPI_Aint)prev->bytes > next->offset) {
+            aip_call_error(call, MPI_ERR_ARG,
+                           "the blocks for ranks %d (bytes %lld..%lld) and %d (bytes %lld..%lld) "
+                           "overlap",
+                           order[i - 1], (long long)prev->offset,
+                           (long long)(prev->offset + prev->bytes) - 1, order[i],
+                           (long long)next->offset, (long long)(next->offset + next->bytes) - 1);
+            break;
+        }
+    }
+    free(order);
+}
+
+/* ---- The collective check. ---- */
+
+/* Error classes in the order of precedence when ranks found different ones. */
+static const int error_classes[] = { MPI_ERR_ARG,    MPI_ERR_COUNT, MPI_ERR_TYPE,
+                                     MPI_ERR_BUFFER, MPI_ERR_NO_MEM, MPI_ERR_OTHER };
+#define N_CLASSES ((int)(sizeof error_classes / sizeof error_classes[0]))
+
+/* Layout of the reduced vector: sums first, then minima. */
+enum {
+    SUM_ERRORS = 0,                    /* N_CLASSES counters */
+    SUM_CHECKSUM = SUM_ERRORS + N_CLASSES,
+    N_SUMS,
+    MIN_AUX_BYTES = N_SUMS,
+    MIN_ALGORITHM,
+    MIN_NEGATED_ALGORITHM, /* UINT64_MAX - algorithm: its minimum gives the maximum */
+    N_WORDS
+};
+
+static void reduce_check(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    const uint64_t *a = in;
+    uint64_t *b = inout;
+    (void)type;
+    for (int i = 0; i < *len; i++) {
+        int k = i % N_WORDS;
+        if (k < N_SUMS)
+            b[i] += a[i]; /* unsigned: wraps mod 2^64 */
+        else if (a[i] < b[i])
+            b[i] = a[i];
+    }
+}
+
+static uint64_t pair_key(uint64_t lo, uint64_t hi)
+{
+    uint64_t z = (lo << 32 | hi) + 0x9e3779b97f4a7c15ULL; /* splitmix64 finaliser */
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return (z ^ (z >> 31)) | 1;
+}
+
+int aip_check_collective(aip_call *call, MPI_Comm private_comm, AIP_Algorithm algorithm,
+                         long long aux_bytes, aip_agreement *agreement)
+{
+    uint64_t words[N_WORDS] = { 0 };
+    MPI_Op op;
+    int err;
+
+    if (call->error != MPI_SUCCESS) {
+        int c = 0; /* classes not in the table count as MPI_ERR_OTHER, the last */
+        while (c < N_CLASSES - 1 && error_classes[c] != call->error)
+            c++;
+        words[SUM_ERRORS + c] = 1;
+    }
+    for (int j = 0; j < call->size; j++) {
+        if (j == call->rank)
+            continue;
+        uint64_t lo = (uint64_t)(j < call->rank ? j : call->rank);
+        uint64_t hi = (uint64_t)(j < call->rank ? call->rank : j);
+        uint64_t term = pair_key(lo, hi) * (uint64_t)call->blocks[j].bytes;
+        words[SUM_CHECKSUM] += j > call->rank ? term : -term;
+    }
+    words[MIN_AUX_BYTES] = (uint64_t)aux_bytes;
+    words[MIN_ALGORITHM] = (uint64_t)algorithm;
+    words[MIN_NEGATED_ALGORITHM] = UINT64_MAX - (uint64_t)algorithm;
+
+    if ((err = MPI_Op_create(reduce_check, 1, &op)) != MPI_SUCCESS)
+        return err;
+    err = MPI_Allreduce(MPI_IN_PLACE, words, N_WORDS, MPI_UINT64_T, op, private_comm);
+    MPI_Op_free(&op);
+    if (err != MPI_SUCCESS)
+        return err;
+
+    agreement->error = MPI_SUCCESS;
+    agreement->mismatch = 0;
+    for (int c = 0; c < N_CLASSES && agreement->error == MPI_SUCCESS; c++)
+        if (words[SUM_ERRORS + c])
+            agreement->error = error_classes[c];
+    if (agreement->error == MPI_SUCCESS && words[SUM_CHECKSUM] != 0) {
+        agreement->error = MPI_ERR_TYPE;
+        agreement->mismatch = 1;
+    }
+    agreement->algorithm = (AIP_Algorithm)words[MIN_ALGORITHM];
+    agreement->min_aux_bytes = (long long)words[MIN_AUX_BYTES];
+    if (agreement->error == MPI_SUCCESS &&
+        words[MIN_ALGORITHM] != UINT64_MAX - words[MIN_NEGATED_ALGORITHM]) {
+        agreement->error = MPI_ERR_ARG;
+        if (call->rank == 0)
+            aip_call_error(call, MPI_ERR_ARG,
+                           "the ranks asked for different algorithms (AIP_ALGORITHM or "
+                           "options->algorithm); all must run the same");
+    }
+    return MPI_SUCCESS;
+}
+
+/* Name the pairs whose blocks differ in size; only called once a mismatch is known. */
+int aip_report_mismatch(aip_call *call, MPI_Comm private_comm)
+{
+    long long *mine = malloc(sizeof(long long) * (size_t)call->size);
+    long long *theirs = malloc(sizeof(long long) * (size_t)call->size);
+    int err = MPI_ERR_NO_MEM;
+
+    if (mine && theirs) {
+        for (int j = 0; j < call->size; j++)
+            mine[j] = (long long)call->blocks[j].bytes;
+        err = MPI_Alltoall(mine, 1, MPI_LONG_LONG, theirs, 1, MPI_LONG_LONG, private_comm);
+    }
+    for (int j = call->rank + 1; err == MPI_SUCCESS && j < call->size; j++)
+        if (mine[j] != theirs[j]) {
+            aip_call_error(call, MPI_ERR_TYPE,
+                           "my block for rank %d has %lld bytes but rank %d's block for me has "
+                           "%lld (in place, the counts and datatypes of a pair must describe "
+                           "the same number of bytes)",
+                           j, mine[j], j, theirs[j]);
+            break;
+        }
+    free(mine);
+    free(theirs);
+    return err;
+}

@@ -1,0 +1,132 @@
+/*
+ * exchange.c - the executor: runs a schedule of pairwise exchanges over the
+ * user's buffer with bounded extra memory.
+ *
+ * Each pairwise exchange replaces this rank's block for the partner by the
+ * partner's block for this rank.  MPI_Sendrecv_replace would do it, but
+ * MPICH and Open MPI both copy the whole message into a temporary buffer
+ * inside it, so memory would grow with the block.  Instead every block is
+ * cut into chunks of at most chunk_bytes (the same cut on both partners) and
+ * each chunk is copied out into the auxiliary buffer, sent from there with
+ * MPI_Isend while MPI_Irecv receives the partner's chunk straight into the
+ * place it vacated.
+ *
+ * Sect. 3.4 of Hofmann & Ruenger 2013 ("usage of additional memory"): the
+ * auxiliary buffer is a ring, and as long as it has room, further chunks
+ * (of the same or of later exchanges) are started without waiting; when it
+ * is full, the oldest transfer is completed first, which frees its space.
+ * With a budget of one chunk this is a sequence of blocking exchanges; with
+ * a budget as large as the data, all exchanges are in flight at once.
+ *
+ * Why it cannot deadlock: every rank posts its chunks in schedule order, and
+ * partners agree on the step of each exchange and on its chunks (schedule.h).
+ * A rank only ever waits for a transfer it has already posted, i.e. for its
+ * partner to reach that step.  Take a waiting rank whose awaited step is the
+ * earliest of all waiting ranks: its partner has either passed that step
+ * (its matching operations are posted, so the transfer completes) or is
+ * still before it and not waiting, so it advances.  Messages of one pair are
+ * matched in order (MPI's non-overtaking rule), so one tag suffices.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "aip_internal.h"
+
+typedef struct transfer {
+    MPI_Request requests[2]; /* receive into place, send from the copy */
+    size_t aux_offset;       /* where the copy lives in the aux buffer */
+} transfer;
+
+/* Transfers in flight, oldest first, and the ring of aux space they hold. */
+typedef struct window {
+    char *aux;
+    size_t aux_bytes;
+    size_t head; /* end of the newest copy */
+    transfer *ring;
+    int capacity, first, count;
+} window;
+
+static int complete_oldest(window *w)
+{
+    transfer *t = &w->ring[w->first];
+    MPI_Status statuses[2]; /* not MPI_STATUSES_IGNORE: gcc 12 misreads MPICH's constant */
+    int err = MPI_Waitall(2, t->requests, statuses);
+    w->first = (w->first + 1) % w->capacity;
+    if (--w->count == 0)
+        w->head = 0;
+    return err;
+}
+
+/* Where in aux `bytes` fit next to the copies in flight; -1 if nowhere now. */
+static ptrdiff_t find_space(const window *w, size_t bytes)
+{
+    if (w->count == w->capacity)
+        return -1;
+    if (w->count == 0)
+        return bytes <= w->aux_bytes ? 0 : -1;
+    size_t tail = w->ring[w->first].aux_offset; /* start of the oldest copy */
+    if (w->head > tail) {                       /* in use: [tail, head) */
+        if (w->head + bytes <= w->aux_bytes)
+            return (ptrdiff_t)w->head;
+        return bytes <= tail ? 0 : -1; /* wrap around */
+    }
+    /* wrapped, in use: [tail, end of ring) and [0, head) */
+    return w->head + bytes <= tail ? (ptrdiff_t)w->head : -1;
+}
+
+static int start_transfer(window *w, char *place, size_t bytes, int peer, MPI_Comm comm)
+{
+    ptrdiff_t at;
+    int err;
+
+    while ((at = find_space(w, bytes)) < 0)
+        if ((err = complete_oldest(w)) != MPI_SUCCESS)
+            return err;
+
+    transfer *t = &w->ring[(w->first + w->count) % w->capacity];
+    t->aux_offset = (size_t)at;
+    memcpy(w->aux + at, place, bytes);
+    if ((err = MPI_Irecv(place, (int)bytes, MPI_BYTE, peer, AIP_TAG, comm, &t->requests[0])) !=
+        MPI_SUCCESS)
+        return err;
+    if ((err = MPI_Isend(w->aux + at, (int)bytes, MPI_BYTE, peer, AIP_TAG, comm,
+                         &t->requests[1])) != MPI_SUCCESS) {
+        MPI_Cancel(&t->requests[0]);
+        MPI_Request_free(&t->requests[0]);
+        return err;
+    }
+    w->count++;
+    w->head = (size_t)at + bytes;
+    return MPI_SUCCESS;
+}
+
+int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nsteps, char *aux,
+                 size_t aux_bytes, size_t chunk_bytes, MPI_Comm comm)
+{
+    int comm_size, err = MPI_SUCCESS;
+    MPI_Comm_size(comm, &comm_size);
+
+    /* At most one transfer per peer plus a few chunks: O(p) request handles. */
+    window w = { aux, aux_bytes, 0, NULL, comm_size + 2 * AIP_PIPELINE_DEPTH, 0, 0 };
+    if (!(w.ring = malloc(sizeof *w.ring * (size_t)w.capacity)))
+        return MPI_ERR_NO_MEM;
+
+    for (int s = 0; s < nsteps && err == MPI_SUCCESS; s++) {
+        int peer = peers[s];
+        if (peer == AIP_IDLE)
+            continue;
+        char *block = buf + blocks[peer].offset;
+        size_t bytes = (size_t)blocks[peer].bytes;
+        for (size_t done = 0; done < bytes && err == MPI_SUCCESS; done += chunk_bytes) {
+            size_t len = bytes - done < chunk_bytes ? bytes - done : chunk_bytes;
+            err = start_transfer(&w, block + done, len, peer, comm);
+        }
+    }
+    while (w.count > 0) {
+        int e = complete_oldest(&w);
+        if (err == MPI_SUCCESS)
+            err = e;
+    }
+    free(w.ring);
+    return err;
+}

@@ -1,0 +1,99 @@
+/*
+ * options.c - per-call options, and the environment variables that change
+ * their defaults (declared in tunables.h).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aip_internal.h"
+
+/* The value of a tunable: its environment variable if set and not empty, else its default. */
+#define TUNABLE_VALUE(field, env, fallback, help)                                               \
+    static const char *tunable_##field(void)                                                    \
+    {                                                                                           \
+        const char *value = getenv(env);                                                        \
+        return value && *value ? value : fallback;                                              \
+    }
+AIP_ENV_TUNABLES(TUNABLE_VALUE)
+#undef TUNABLE_VALUE
+
+/* "1048576", "64K", "1M", "2G" -> bytes; -1 if malformed. */
+static long long parse_bytes(const char *text)
+{
+    char *end;
+    errno = 0;
+    long long value = strtoll(text, &end, 10);
+    if (end == text || errno || value < 0)
+        return -1;
+    int shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end == 'i' || *end == 'I') /* KiB, MiB, GiB */
+        end++;
+    if (*end == 'b' || *end == 'B')
+        end++;
+    if (*end || value > (LLONG_MAX >> shift))
+        return -1;
+    return value << shift;
+}
+
+void AIP_Options_init(AIP_Options *options)
+{
+    const AIP_Options init = AIP_OPTIONS_INIT;
+    *options = init;
+}
+
+int aip_options_resolve(const AIP_Options *options, AIP_Options *resolved, char *why,
+                        size_t why_size)
+{
+    AIP_Options_init(resolved);
+    if (options)
+        *resolved = *options;
+
+    if (resolved->algorithm == AIP_ALGORITHM_DEFAULT) {
+        const char *name = tunable_algorithm();
+        if (AIP_Algorithm_from_name(name, &resolved->algorithm) != MPI_SUCCESS ||
+            resolved->algorithm == AIP_ALGORITHM_DEFAULT) {
+            snprintf(why, why_size, "AIP_ALGORITHM=\"%s\" is not one of auto, mpich, lsa, hsa",
+                     name);
+            return MPI_ERR_ARG;
+        }
+    } else if (!AIP_Algorithm_name(resolved->algorithm)) {
+        snprintf(why, why_size, "options->algorithm = %d is not an AIP_Algorithm",
+                 (int)resolved->algorithm);
+        return MPI_ERR_ARG;
+    }
+
+    if (resolved->aux_bytes == AIP_AUX_BYTES_DEFAULT) {
+        const char *text = tunable_aux_bytes();
+        resolved->aux_bytes = parse_bytes(text);
+        if (resolved->aux_bytes < 0) {
+            snprintf(why, why_size,
+                     "AIP_AUX_BYTES=\"%s\" is not a size in bytes (e.g. 1048576, 64K, 1M)", text);
+            return MPI_ERR_ARG;
+        }
+    } else if (resolved->aux_bytes < 0) {
+        snprintf(why, why_size, "options->aux_bytes = %lld is negative", resolved->aux_bytes);
+        return MPI_ERR_ARG;
+    }
+    return MPI_SUCCESS;
+}
+
+int AIP_Options_resolve(const AIP_Options *options, AIP_Options *resolved)
+{
+    char why[160];
+    return aip_options_resolve(options, resolved, why, sizeof why);
+}
+
+int aip_env_debug(void)
+{
+    return atoi(tunable_debug()) > 0;
+}

@@ -1,0 +1,39 @@
+/*
+ * tunables.h - every knob of the library, with its default and help text,
+ * in one place.
+ *
+ * Environment variables change the defaults of calls that do not set the
+ * option themselves (AIP_Options); they are read at each call, so the
+ * library holds no mutable global configuration.
+ *
+ *   X(field, environment variable, default, help)
+ */
+#ifndef AIP_TUNABLES_H
+#define AIP_TUNABLES_H
+
+#define AIP_ENV_TUNABLES(X)                                                             \
+    X(algorithm, "AIP_ALGORITHM", "auto",                                               \
+      "exchange algorithm: auto | mpich | lsa | hsa")                                   \
+    X(aux_bytes, "AIP_AUX_BYTES", "1M",                                                 \
+      "extra memory per process and call, in bytes (suffix K, M or G for KiB, MiB, "    \
+      "GiB); 0 = the smallest workable buffer")                                         \
+    X(debug, "AIP_DEBUG", "0",                                                          \
+      "1: rank 0 prints each call's algorithm, budget and chunk size to stderr")
+
+/* Built-in constants (compile time). */
+
+/* The budget that "0 = smallest workable buffer" stands for: two chunks of
+ * one cache line each.  Smaller chunks only add per-message overhead. */
+#define AIP_AUX_BYTES_MIN 128
+
+/* The budget is cut into this many chunks at least, so that copying the next
+ * chunk out overlaps with the transfer of the previous one. */
+#define AIP_PIPELINE_DEPTH 2
+
+/* Largest message we send: keeps MPI counts (int) far from overflow. */
+#define AIP_CHUNK_BYTES_MAX (1LL << 30)
+
+/* Tag of our messages, on the library's private duplicate of the communicator. */
+#define AIP_TAG 6271
+
+#endif /* AIP_TUNABLES_H */

@@ -1,0 +1,965 @@
+/*
+ * alltoall_bench.c - the generic all-to-all benchmark of Hofmann & Ruenger,
+ * "In-place algorithms for all-to-all communication" (EuroMPI 2013), Sect. 4.1.
+ *
+ * Every process exchanges SIZE bytes of 64-bit integers with all processes in
+ * a symmetric all-to-all: the block rank i sends to rank j is as large as the
+ * block j sends to i, as MPI requires of MPI_IN_PLACE.  Block sizes are random
+ * but every process holds SIZE bytes (build_random_layout), or with
+ * -e all equal.  One run compares, on the same data,
+ *
+ *   mpi-oop           the MPI library's MPI_Alltoallv (MPI_Alltoall with -e)
+ *                     into a separate receive buffer: the speed to beat, at
+ *                     the price of a second buffer as large as the data;
+ *   mpi-inplace       the same call with MPI_IN_PLACE;
+ *   sendrecv-replace  the naive in-place loop: MPI_Sendrecv_replace with each
+ *                     peer in linear-shift order;
+ *   mpich, lsa, hsa   this library's algorithms with a 1 MiB aux budget;
+ *   hsa+aux=B         HSA with an aux budget of B bytes (--aux).
+ *
+ * How to read the table.  The time of a repetition is the slowest rank's;
+ * min, median and max are taken over the repetitions, and GB/s divides the
+ * largest number of bytes a process sends to other processes by the median.
+ * "extra MiB" is the largest growth of a process's peak resident memory while
+ * the method ran (warm-up and timed calls) over what it held before: the
+ * receive buffer of mpi-oop, the MPI library's temporary buffers, or our aux
+ * budget.  "check" says whether every element was where it belongs after the
+ * last repetition.  The ratios compare medians: hsa / mpi-oop below 1 means
+ * that in place with 1 MiB is faster than out of place with a second buffer;
+ * mpi-inplace / hsa above 1 means that HSA beats the MPI library's in-place
+ * exchange.
+ *
+ * Exit status: 0; 1 if a check failed; 2 for bad options; 3 (MPI_Abort) after an
+ * MPI error or when memory runs out.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "alltoall_inplace.h"
+
+#ifdef __GLIBC__
+#include <malloc.h> /* malloc_trim */
+#endif
+
+#if defined(OPEN_MPI)
+#define MPI_FLAVOUR "openmpi"
+#elif defined(MPICH_VERSION)
+#define MPI_FLAVOUR "mpich"
+#else
+#define MPI_FLAVOUR "other"
+#endif
+
+/* The exchanged element; its value names where it comes from (element_value).
+ * Unsigned, so that a rank shifted into the top 16 bits is well defined. */
+typedef uint64_t element;
+#define ELEMENT_TYPE MPI_UINT64_T
+
+enum { EXIT_CHECK_FAILED = 1, EXIT_USAGE = 2, EXIT_ABORTED = 3 };
+
+#define DEFAULT_BYTES_PER_PROCESS (64LL << 20)
+#define DEFAULT_REPS 10
+#define DEFAULT_SEED 1
+#define DEFAULT_AUX_LIST "16M,all"
+#define LIBRARY_AUX_BYTES (1LL << 20) /* budget of the mpich, lsa and hsa rows */
+#define MAX_AUX_BUDGETS 16
+#define AUX_ALL (-1LL)   /* --aux "all": a budget as large as the largest buffer */
+#define MAX_RANKS 65535  /* element_value keeps a rank in 16 bits */
+
+/* Symmetric scaling of the random weights (build_random_layout). */
+#define BALANCE_MAX_ITERATIONS 1000
+#define BALANCE_TOLERANCE 1e-10
+
+/* ---- Methods ---- */
+
+typedef enum method_family {
+    FAMILY_MPI_OOP,
+    FAMILY_MPI_INPLACE,
+    FAMILY_SENDRECV_REPLACE,
+    FAMILY_MPICH,
+    FAMILY_LSA,
+    FAMILY_HSA,
+    FAMILY_HSA_AUX, /* one row per --aux budget */
+    N_FAMILIES
+} method_family;
+
+static const struct {
+    const char *name;
+    AIP_Algorithm algorithm; /* AIP_ALGORITHM_DEFAULT: not a row of this library */
+} family_info[N_FAMILIES] = {
+    [FAMILY_MPI_OOP] = { "mpi-oop", AIP_ALGORITHM_DEFAULT },
+    [FAMILY_MPI_INPLACE] = { "mpi-inplace", AIP_ALGORITHM_DEFAULT },
+    [FAMILY_SENDRECV_REPLACE] = { "sendrecv-replace", AIP_ALGORITHM_DEFAULT },
+    [FAMILY_MPICH] = { "mpich", AIP_ALGORITHM_MPICH },
+    [FAMILY_LSA] = { "lsa", AIP_ALGORITHM_LSA },
+    [FAMILY_HSA] = { "hsa", AIP_ALGORITHM_HSA },
+    [FAMILY_HSA_AUX] = { "hsa+aux", AIP_ALGORITHM_HSA },
+};
+
+/* One row of the table. */
+typedef struct method {
+    method_family family;
+    char name[32];
+    AIP_Algorithm algorithm; /* library rows */
+    long long aux_bytes;     /* library rows: the budget; -1 for the others */
+} method;
+
+#define MAX_METHODS (N_FAMILIES - 1 + MAX_AUX_BUDGETS)
+
+/* ---- Options ---- */
+
+typedef struct options {
+    long long bytes_per_process;
+    int reps;
+    int equal_blocks;
+    uint64_t seed;
+    const char *csv_path;   /* NULL: no CSV */
+    unsigned selected;      /* bit (1 << family) for each family to run */
+    int n_aux;
+    long long aux_budgets[MAX_AUX_BUDGETS]; /* bytes, or AUX_ALL */
+} options;
+
+typedef enum parse_status { PARSE_OK, PARSE_HELP, PARSE_ERROR } parse_status;
+
+static void print_usage(FILE *out)
+{
+    fputs("usage: alltoall_bench [options]\n"
+          "  -s, --size SIZE     bytes per process, suffix K, M or G (default 64M)\n"
+          "  -r, --reps N        timed repetitions per method, after 1 warm-up (default 10)\n"
+          "  -e, --equal         equal blocks (SIZE/p each); the MPI rows use MPI_Alltoall\n"
+          "      --seed N        seed of the random block sizes (default 1)\n"
+          "      --csv FILE      append one CSV row per method to FILE\n"
+          "  -a, --methods LIST  comma-separated subset of mpi-oop, mpi-inplace,\n"
+          "                      sendrecv-replace, mpich, lsa, hsa, hsa+aux (default all)\n"
+          "      --aux LIST      budgets of the hsa+aux rows, sizes or \"all\" (as large as\n"
+          "                      the data); default " DEFAULT_AUX_LIST "\n"
+          "  -h, --help          print this text\n",
+          out);
+}
+
+/* "65536", "64K", "16M", "1G" (binary multiples, optionally followed by "B" or "iB")
+ * -> bytes; -1 if malformed. */
+static long long parse_bytes(const char *text)
+{
+    char *end;
+    int shift = 0;
+
+    if (!isdigit((unsigned char)*text))
+        return -1;
+    errno = 0;
+    long long value = strtoll(text, &end, 10);
+    if (errno)
+        return -1;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (shift && toupper((unsigned char)*end) == 'I')
+        end++;
+    if (toupper((unsigned char)*end) == 'B')
+        end++;
+    if (*end || value > (LLONG_MAX >> shift))
+        return -1;
+    return value << shift;
+}
+
+/* A decimal number in [min, max]; 0 if `text` is not one. */
+static int parse_number(const char *text, unsigned long long min, unsigned long long max,
+                        unsigned long long *value)
+{
+    char *end;
+
+    if (!isdigit((unsigned char)*text))
+        return 0;
+    errno = 0;
+    *value = strtoull(text, &end, 10);
+    return !errno && !*end && *value >= min && *value <= max;
+}
+
+/*
+ * Copies the next item of the comma-separated *list into item and advances
+ * *list past it.  Returns 1 for an item, 0 at the end of the list, -1 if the
+ * item does not fit.
+ */
+static int next_item(const char **list, char *item, size_t size)
+{
+    if (!*list)
+        return 0;
+    size_t length = strcspn(*list, ",");
+    if (length >= size)
+        return -1;
+    memcpy(item, *list, length);
+    item[length] = '\0';
+    *list = (*list)[length] ? *list + length + 1 : NULL;
+    return 1;
+}
+
+static int parse_methods(const char *list, unsigned *selected, char *why, size_t why_size)
+{
+    char item[32];
+    int got;
+
+    *selected = 0;
+    while ((got = next_item(&list, item, sizeof item)) > 0) {
+        int f = 0;
+        while (f < N_FAMILIES && strcmp(item, family_info[f].name) != 0)
+            f++;
+        if (f == N_FAMILIES) {
+            snprintf(why, why_size, "unknown method \"%s\"", item);
+            return 0;
+        }
+        *selected |= 1u << f;
+    }
+    if (got < 0)
+        snprintf(why, why_size, "a method name in \"-a\" is too long");
+    return got == 0;
+}
+
+static int parse_aux_budgets(const char *list, options *opt, char *why, size_t why_size)
+{
+    char item[32];
+    int got;
+
+    opt->n_aux = 0;
+    while ((got = next_item(&list, item, sizeof item)) > 0) {
+        long long budget = AUX_ALL;
+        if (strcmp(item, "all") != 0 && (budget = parse_bytes(item)) < 0) {
+            snprintf(why, why_size, "aux budget \"%s\" is neither a size nor \"all\"", item);
+            return 0;
+        }
+        if (opt->n_aux == MAX_AUX_BUDGETS) {
+            snprintf(why, why_size, "more than %d aux budgets", MAX_AUX_BUDGETS);
+            return 0;
+        }
+        opt->aux_budgets[opt->n_aux++] = budget;
+    }
+    if (got < 0)
+        snprintf(why, why_size, "an aux budget in \"--aux\" is too long");
+    return got == 0;
+}
+
+static int is_option(const char *arg, const char *short_name, const char *long_name)
+{
+    return (short_name && strcmp(arg, short_name) == 0) || strcmp(arg, long_name) == 0;
+}
+
+/* Applies an option that takes a value; 0 with a reason if either is wrong. */
+static int apply_option(options *opt, const char *name, const char *value, char *why,
+                        size_t why_size)
+{
+    unsigned long long number;
+
+    if (is_option(name, "-s", "--size")) {
+        opt->bytes_per_process = parse_bytes(value);
+        if (opt->bytes_per_process < (long long)sizeof(element)) {
+            snprintf(why, why_size, "SIZE \"%s\" is not a size of at least %zu bytes", value,
+                     sizeof(element));
+            return 0;
+        }
+    } else if (is_option(name, "-r", "--reps")) {
+        if (!parse_number(value, 1, 1000000, &number)) {
+            snprintf(why, why_size, "REPS \"%s\" is not a number from 1 to 1000000", value);
+            return 0;
+        }
+        opt->reps = (int)number;
+    } else if (is_option(name, NULL, "--seed")) {
+        if (!parse_number(value, 0, UINT64_MAX, &number)) {
+            snprintf(why, why_size, "seed \"%s\" is not an unsigned 64-bit number", value);
+            return 0;
+        }
+        opt->seed = number;
+    } else if (is_option(name, NULL, "--csv")) {
+        opt->csv_path = value;
+    } else if (is_option(name, "-a", "--methods")) {
+        return parse_methods(value, &opt->selected, why, why_size);
+    } else if (is_option(name, NULL, "--aux")) {
+        return parse_aux_budgets(value, opt, why, why_size);
+    } else {
+        snprintf(why, why_size, "unknown option \"%s\"", name);
+        return 0;
+    }
+    return 1;
+}
+
+static parse_status parse_options(int argc, char **argv, options *opt, char *why,
+                                  size_t why_size)
+{
+    opt->bytes_per_process = DEFAULT_BYTES_PER_PROCESS;
+    opt->reps = DEFAULT_REPS;
+    opt->equal_blocks = 0;
+    opt->seed = DEFAULT_SEED;
+    opt->csv_path = NULL;
+    opt->selected = (1u << N_FAMILIES) - 1;
+    if (!parse_aux_budgets(DEFAULT_AUX_LIST, opt, why, why_size))
+        return PARSE_ERROR;
+
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (is_option(arg, "-h", "--help"))
+            return PARSE_HELP;
+        if (is_option(arg, "-e", "--equal")) {
+            opt->equal_blocks = 1;
+            continue;
+        }
+        if (i + 1 == argc) {
+            snprintf(why, why_size, "\"%s\" is not an option, or it lacks its value", arg);
+            return PARSE_ERROR;
+        }
+        if (!apply_option(opt, arg, argv[++i], why, why_size))
+            return PARSE_ERROR;
+    }
+    return PARSE_OK;
+}
+
+/* What the options ask must fit the machine: p, and int element counts and displacements. */
+static parse_status check_options_fit(const options *opt, int nprocs, char *why, size_t why_size)
+{
+    if (nprocs > MAX_RANKS) {
+        snprintf(why, why_size, "%d processes; the data pattern has room for %d", nprocs,
+                 MAX_RANKS);
+        return PARSE_ERROR;
+    }
+    if (opt->bytes_per_process / (long long)sizeof(element) > INT_MAX) {
+        snprintf(why, why_size, "SIZE must be below %lld bytes (MPI counts are int)",
+                 ((long long)INT_MAX + 1) * (long long)sizeof(element));
+        return PARSE_ERROR;
+    }
+    return PARSE_OK;
+}
+
+/* ---- Errors ---- */
+
+/* A rank that cannot go on would leave the others waiting in a collective: abort them all. */
+static _Noreturn void fail(const char *format, ...)
+{
+    va_list args;
+    int rank;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    fprintf(stderr, "alltoall_bench: rank %d: ", rank);
+    va_start(args, format);
+    vfprintf(stderr, format, args);
+    va_end(args);
+    fputc('\n', stderr);
+    MPI_Abort(MPI_COMM_WORLD, EXIT_ABORTED);
+    exit(EXIT_ABORTED); /* MPI_Abort should not return */
+}
+
+static void check_mpi(int err, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int length;
+
+    if (err == MPI_SUCCESS)
+        return;
+    MPI_Error_string(err, text, &length);
+    fail("%s failed: %s", what, text);
+}
+
+static void *allocate_or_abort(size_t bytes, const char *what)
+{
+    void *p = malloc(bytes > 0 ? bytes : 1);
+    if (!p)
+        fail("cannot allocate the %s (%zu bytes)", what, bytes);
+    return p;
+}
+
+/* ---- Block sizes ---- */
+
+/* How this rank's buffer is cut into blocks, one per peer, in rank order. */
+typedef struct layout {
+    int rank, nprocs;
+    int equal;           /* -e: every block has equal_count elements */
+    int equal_count;
+    int *counts, *displs; /* in elements */
+    long long elements;  /* this rank's total */
+    long long min_bytes, max_bytes; /* per-process totals, over all ranks */
+    long long max_sent_bytes;       /* over all ranks: total minus the block kept */
+} layout;
+
+static uint64_t splitmix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* The weight of the pair {i, j}, uniform in (0, 1]: a hash of the unordered
+ * pair, so that every rank computes it without the p x p matrix. */
+static double pair_weight(uint64_t seed, int i, int j)
+{
+    uint64_t lo = (uint64_t)(i < j ? i : j), hi = (uint64_t)(i < j ? j : i);
+    uint64_t z = splitmix64(seed ^ splitmix64(lo << 32 | hi));
+    return (double)((z >> 11) + 1) * 0x1p-53;
+}
+
+/*
+ * Scales x with x_i * sum_j w(i,j) x_j = 1 for every i, so that the matrix
+ * x_i w(i,j) x_j is symmetric with all row sums 1 (symmetric Sinkhorn-Knopp).
+ * Each rank updates its own x_i from its row sum s_i and the ranks share the
+ * new x.  The update x_i (1 + 1/s_i) / 2 has the fixed point and first-order
+ * step of the usual x_i / sqrt(s_i) without needing libm.  Returns x (p entries).
+ */
+static double *balanced_scales(const layout *l, uint64_t seed, MPI_Comm comm)
+{
+    double *scale = allocate_or_abort(sizeof(double) * (size_t)l->nprocs, "scaling vector");
+
+    for (int j = 0; j < l->nprocs; j++)
+        scale[j] = 1.0;
+    for (int iteration = 0; iteration < BALANCE_MAX_ITERATIONS; iteration++) {
+        double weighted = 0.0;
+        for (int j = 0; j < l->nprocs; j++)
+            weighted += pair_weight(seed, l->rank, j) * scale[j];
+        double row_sum = scale[l->rank] * weighted;
+        double deviation = row_sum > 1.0 ? row_sum - 1.0 : 1.0 - row_sum;
+        check_mpi(MPI_Allreduce(MPI_IN_PLACE, &deviation, 1, MPI_DOUBLE, MPI_MAX, comm),
+                  "MPI_Allreduce (block sizes)");
+        if (deviation < BALANCE_TOLERANCE)
+            break;
+        double mine = scale[l->rank] * (1.0 + 1.0 / row_sum) / 2.0;
+        check_mpi(MPI_Allgather(&mine, 1, MPI_DOUBLE, scale, 1, MPI_DOUBLE, comm),
+                  "MPI_Allgather (block sizes)");
+    }
+    return scale;
+}
+
+/*
+ * Random symmetric block sizes: c(i,j) = floor(T x_i w(i,j) x_j) for i != j,
+ * evaluated identically on both ranks of a pair, and the block a rank keeps
+ * takes the rest of its T elements.  Its weight is drawn like the others, so
+ * it is as large as a block sent on average.  Only if the scaling has not
+ * converged can a row exceed T; the header reports the real totals.
+ */
+static void build_random_layout(layout *l, long long elements_per_process, uint64_t seed,
+                                MPI_Comm comm)
+{
+    double *scale = balanced_scales(l, seed, comm);
+    long long sent = 0;
+
+    for (int j = 0; j < l->nprocs; j++) {
+        if (j == l->rank)
+            continue;
+        int lo = j < l->rank ? j : l->rank, hi = j < l->rank ? l->rank : j;
+        double share = pair_weight(seed, lo, hi) * (scale[lo] * scale[hi]);
+        l->counts[j] = (int)((double)elements_per_process * share);
+        sent += l->counts[j];
+    }
+    long long kept = elements_per_process - sent;
+    l->counts[l->rank] = kept > 0 ? (int)kept : 0;
+    free(scale);
+}
+
+static void build_equal_layout(layout *l, long long elements_per_process)
+{
+    l->equal_count = (int)(elements_per_process / l->nprocs);
+    for (int j = 0; j < l->nprocs; j++)
+        l->counts[j] = l->equal_count;
+}
+
+/* Displacements (blocks contiguous in rank order) and the totals of all ranks. */
+static void summarise_layout(layout *l, MPI_Comm comm)
+{
+    long long elements = 0;
+
+    for (int j = 0; j < l->nprocs; j++) {
+        if (elements + l->counts[j] > INT_MAX)
+            fail("the blocks hold more than INT_MAX elements (MPI counts are int)");
+        l->displs[j] = (int)elements;
+        elements += l->counts[j];
+    }
+    l->elements = elements;
+
+    long long bytes = elements * (long long)sizeof(element);
+    long long kept_bytes = (long long)l->counts[l->rank] * (long long)sizeof(element);
+    long long maxima[2] = { bytes, bytes - kept_bytes }, maxima_all[2];
+    check_mpi(MPI_Allreduce(&bytes, &l->min_bytes, 1, MPI_LONG_LONG, MPI_MIN, comm),
+              "MPI_Allreduce (totals)");
+    check_mpi(MPI_Allreduce(maxima, maxima_all, 2, MPI_LONG_LONG, MPI_MAX, comm),
+              "MPI_Allreduce (totals)");
+    l->max_bytes = maxima_all[0];
+    l->max_sent_bytes = maxima_all[1];
+}
+
+static void build_layout(layout *l, const options *opt, MPI_Comm comm)
+{
+    long long elements_per_process = opt->bytes_per_process / (long long)sizeof(element);
+
+    check_mpi(MPI_Comm_rank(comm, &l->rank), "MPI_Comm_rank");
+    check_mpi(MPI_Comm_size(comm, &l->nprocs), "MPI_Comm_size");
+    l->equal = opt->equal_blocks;
+    l->equal_count = 0;
+    l->counts = allocate_or_abort(sizeof(int) * (size_t)l->nprocs, "counts");
+    l->displs = allocate_or_abort(sizeof(int) * (size_t)l->nprocs, "displacements");
+    if (l->equal)
+        build_equal_layout(l, elements_per_process);
+    else
+        build_random_layout(l, elements_per_process, opt->seed, comm);
+    summarise_layout(l, comm);
+}
+
+static void free_layout(layout *l)
+{
+    free(l->counts);
+    free(l->displs);
+}
+
+/* ---- Data pattern ---- */
+
+/* Element k of the block that rank src sends to rank dst. */
+static element element_value(int src, int dst, int k)
+{
+    return (uint64_t)src << 48 | (uint64_t)dst << 32 | (uint32_t)k;
+}
+
+/* Before an exchange, block j of rank r holds what r sends to j. */
+static void fill_send_pattern(element *buf, const layout *l)
+{
+    for (int j = 0; j < l->nprocs; j++)
+        for (int k = 0; k < l->counts[j]; k++)
+            buf[l->displs[j] + k] = element_value(l->rank, j, k);
+}
+
+/* Elements not where an exchange puts them: block j of rank r must hold what j sent to r. */
+static long long count_misplaced(const element *buf, const layout *l)
+{
+    long long misplaced = 0;
+
+    for (int j = 0; j < l->nprocs; j++)
+        for (int k = 0; k < l->counts[j]; k++)
+            misplaced += buf[l->displs[j] + k] != element_value(j, l->rank, k);
+    return misplaced;
+}
+
+/* All bits set: k = 2^32 - 1 never occurs since counts are ints. */
+static void poison(element *buf, const layout *l)
+{
+    memset(buf, 0xff, sizeof(element) * (size_t)l->elements);
+}
+
+/* ---- Peak memory ---- */
+
+/* A field of /proc/self/status ("VmRSS:", "VmHWM:") in KiB; -1 where there is none. */
+static long long read_status_kib(const char *field)
+{
+    FILE *status = fopen("/proc/self/status", "r");
+    char line[256];
+    long long kib = -1;
+
+    if (!status)
+        return -1;
+    while (fgets(line, sizeof line, status))
+        if (strncmp(line, field, strlen(field)) == 0) {
+            kib = strtoll(line + strlen(field), NULL, 10);
+            break;
+        }
+    fclose(status);
+    return kib;
+}
+
+/* Resets VmHWM to the current RSS (Linux >= 4.0); 0 where the kernel refuses. */
+static int reset_peak_rss(void)
+{
+    FILE *clear_refs = fopen("/proc/self/clear_refs", "w");
+    if (!clear_refs)
+        return 0;
+    int written = fputs("5", clear_refs) >= 0;
+    return fclose(clear_refs) == 0 && written; /* the write happens at fclose */
+}
+
+/* Memory freed by an earlier method goes back to the system, so that its
+ * reuse cannot hide the allocations of the next method from the peak. */
+static void release_free_memory(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
+/* ---- Running a method ---- */
+
+static int sendrecv_replace_alltoall(element *buf, const layout *l, MPI_Comm comm)
+{
+    for (int i = 0; i < l->nprocs; i++) {
+        /* Linear shift: rank r meets j at i = r + j (mod p), as j meets r. */
+        int peer = (i - l->rank + l->nprocs) % l->nprocs;
+        if (peer == l->rank)
+            continue;
+        int err = MPI_Sendrecv_replace(buf + l->displs[peer], l->counts[peer], ELEMENT_TYPE,
+                                       peer, 0, peer, 0, comm, MPI_STATUS_IGNORE);
+        if (err != MPI_SUCCESS)
+            return err;
+    }
+    return MPI_SUCCESS;
+}
+
+static int library_alltoall(const method *m, element *buf, const layout *l, MPI_Comm comm)
+{
+    AIP_Options aip_options;
+
+    AIP_Options_init(&aip_options);
+    aip_options.algorithm = m->algorithm;
+    aip_options.aux_bytes = m->aux_bytes;
+    if (l->equal)
+        return AIP_Alltoall_opt(buf, l->equal_count, ELEMENT_TYPE, comm, &aip_options);
+    return AIP_Alltoallv_opt(buf, l->counts, l->displs, ELEMENT_TYPE, comm, &aip_options);
+}
+
+/* One exchange; the result is in recvbuf for mpi-oop and in buf for all others. */
+static int exchange_once(const method *m, const layout *l, element *buf, element *recvbuf,
+                         MPI_Comm comm)
+{
+    switch (m->family) {
+    case FAMILY_MPI_OOP:
+        if (l->equal)
+            return MPI_Alltoall(buf, l->equal_count, ELEMENT_TYPE, recvbuf, l->equal_count,
+                                ELEMENT_TYPE, comm);
+        return MPI_Alltoallv(buf, l->counts, l->displs, ELEMENT_TYPE, recvbuf, l->counts,
+                             l->displs, ELEMENT_TYPE, comm);
+    case FAMILY_MPI_INPLACE: /* the send arguments are ignored; pass valid ones anyway */
+        if (l->equal)
+            return MPI_Alltoall(MPI_IN_PLACE, l->equal_count, ELEMENT_TYPE, buf, l->equal_count,
+                                ELEMENT_TYPE, comm);
+        return MPI_Alltoallv(MPI_IN_PLACE, l->counts, l->displs, ELEMENT_TYPE, buf, l->counts,
+                             l->displs, ELEMENT_TYPE, comm);
+    case FAMILY_SENDRECV_REPLACE:
+        return sendrecv_replace_alltoall(buf, l, comm);
+    default:
+        return library_alltoall(m, buf, l, comm);
+    }
+}
+
+typedef struct result {
+    double min_s, median_s, max_s;
+    double extra_mib; /* < 0: unknown */
+    int ok;
+} result;
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void summarise_times(double *times, int n, result *r)
+{
+    qsort(times, (size_t)n, sizeof *times, compare_doubles);
+    r->min_s = times[0];
+    r->max_s = times[n - 1];
+    r->median_s = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2.0;
+}
+
+/* Re-initialised before every call, so that the check after the last one tests that call. */
+static void prepare_data(const layout *l, element *buf, element *recvbuf)
+{
+    fill_send_pattern(buf, l);
+    if (recvbuf)
+        poison(recvbuf, l);
+}
+
+/*
+ * Warm-up and timed calls of one method, the peak memory they add and the
+ * check of the last call's result; collective.
+ */
+static result benchmark_method(const method *m, const layout *l, int reps, element *buf,
+                               MPI_Comm comm)
+{
+    double *times = allocate_or_abort(sizeof(double) * (size_t)reps, "timings");
+    double *slowest = allocate_or_abort(sizeof(double) * (size_t)reps, "timings");
+    element *recvbuf = NULL;
+    result r;
+
+    release_free_memory();
+    (void)reset_peak_rss(); /* works or not as the probe in main found; the header says which */
+    long long rss_before_kib = read_status_kib("VmRSS:");
+    if (m->family == FAMILY_MPI_OOP) /* after the reset: its pages count */
+        recvbuf = allocate_or_abort(sizeof(element) * (size_t)l->elements, "receive buffer");
+
+    prepare_data(l, buf, recvbuf);
+    check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+    check_mpi(exchange_once(m, l, buf, recvbuf, comm), m->name);
+    for (int rep = 0; rep < reps; rep++) {
+        prepare_data(l, buf, recvbuf);
+        check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+        double start = MPI_Wtime();
+        check_mpi(exchange_once(m, l, buf, recvbuf, comm), m->name);
+        times[rep] = MPI_Wtime() - start;
+    }
+    long long peak_kib = read_status_kib("VmHWM:");
+
+    long long misplaced = count_misplaced(recvbuf ? recvbuf : buf, l);
+    double extra_mib = peak_kib >= 0 && rss_before_kib >= 0
+                           ? (double)(peak_kib - rss_before_kib) / 1024.0
+                           : -1.0;
+    check_mpi(MPI_Allreduce(times, slowest, reps, MPI_DOUBLE, MPI_MAX, comm),
+              "MPI_Allreduce (times)");
+    check_mpi(MPI_Allreduce(&extra_mib, &r.extra_mib, 1, MPI_DOUBLE, MPI_MAX, comm),
+              "MPI_Allreduce (memory)");
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &misplaced, 1, MPI_LONG_LONG, MPI_SUM, comm),
+              "MPI_Allreduce (check)");
+    summarise_times(slowest, reps, &r);
+    r.ok = misplaced == 0;
+
+    free(recvbuf);
+    free(times);
+    free(slowest);
+    return r;
+}
+
+/* ---- The rows to run ---- */
+
+/* "16M" for a whole number of KiB, MiB or GiB, else the bytes. */
+static void format_bytes(long long bytes, char *text, size_t size)
+{
+    static const char units[] = "GMK";
+    for (int u = 0; u < 3; u++) {
+        long long unit = 1LL << (10 * (3 - u));
+        if (bytes > 0 && bytes % unit == 0) {
+            snprintf(text, size, "%lld%c", bytes / unit, units[u]);
+            return;
+        }
+    }
+    snprintf(text, size, "%lld", bytes);
+}
+
+static method make_method(method_family family, const char *name, long long aux_bytes)
+{
+    method m = { family, "", family_info[family].algorithm, aux_bytes };
+    snprintf(m.name, sizeof m.name, "%s", name);
+    return m;
+}
+
+/* The rows, in a fixed order whatever the order of -a; "all" budgets become all_bytes. */
+static int build_methods(const options *opt, long long all_bytes, method *methods)
+{
+    int n = 0;
+
+    for (int f = 0; f < N_FAMILIES; f++) {
+        if (!(opt->selected & (1u << f)))
+            continue;
+        if (f != FAMILY_HSA_AUX) {
+            int ours = family_info[f].algorithm != AIP_ALGORITHM_DEFAULT;
+            methods[n++] = make_method(f, family_info[f].name, ours ? LIBRARY_AUX_BYTES : -1);
+            continue;
+        }
+        for (int a = 0; a < opt->n_aux; a++) {
+            long long budget = opt->aux_budgets[a];
+            char name[32] = "hsa+aux=all";
+            if (budget != AUX_ALL) {
+                char label[24];
+                format_bytes(budget, label, sizeof label);
+                snprintf(name, sizeof name, "hsa+aux=%s", label);
+            }
+            methods[n++] = make_method(f, name, budget == AUX_ALL ? all_bytes : budget);
+        }
+    }
+    return n;
+}
+
+/* ---- Output (rank 0) ---- */
+
+static void print_header(const options *opt, const layout *l, int peak_reset_works)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    char size_text[24];
+    int length;
+
+    check_mpi(MPI_Get_library_version(version, &length), "MPI_Get_library_version");
+    version[strcspn(version, "\n")] = '\0';
+    for (char *c = version; *c; c++) /* MPICH separates with a tab */
+        if (*c == '\t')
+            *c = ' ';
+    format_bytes(opt->bytes_per_process, size_text, sizeof size_text);
+
+    printf("alltoall_bench: symmetric all-to-all of 64-bit integers "
+           "(Hofmann & Ruenger, EuroMPI 2013, Sect. 4.1)\n");
+    printf("processes      %d\n", l->nprocs);
+    printf("MPI library    %s\n", version);
+    printf("bytes/process  %lld (%s)\n", opt->bytes_per_process, size_text);
+    if (l->equal) {
+        printf("pair sizes     equal, %lld bytes per block",
+               (long long)l->equal_count * (long long)sizeof(element));
+    } else {
+        printf("pair sizes     random (seed %llu)", (unsigned long long)opt->seed);
+    }
+    printf("; totals %lld .. %lld bytes per process, at most %lld of them sent\n",
+           l->min_bytes, l->max_bytes, l->max_sent_bytes);
+    printf("repetitions    %d timed after 1 warm-up; a repetition takes the slowest rank's time\n",
+           opt->reps);
+    printf("extra memory   peak RSS growth during the method, largest over ranks %s\n",
+           peak_reset_works ? "(VmHWM reset through /proc/self/clear_refs)"
+                            : "(VmHWM could NOT be reset: it includes earlier peaks)");
+    printf("\n%-20s %8s %10s %10s %10s %8s %10s  %s\n", "method", "aux", "min ms", "median ms",
+           "max ms", "GB/s", "extra MiB", "check");
+}
+
+static double bandwidth_gbps(const layout *l, const result *r)
+{
+    return r->median_s > 0 ? (double)l->max_sent_bytes / r->median_s / 1e9 : 0.0;
+}
+
+static void print_row(const method *m, const layout *l, const result *r)
+{
+    char aux[24] = "-", extra[24] = "n/a";
+
+    if (m->aux_bytes >= 0)
+        format_bytes(m->aux_bytes, aux, sizeof aux);
+    if (r->extra_mib >= 0)
+        snprintf(extra, sizeof extra, "%.1f", r->extra_mib);
+    printf("%-20s %8s %10.3f %10.3f %10.3f %8.2f %10s  %s\n", m->name, aux, r->min_s * 1e3,
+           r->median_s * 1e3, r->max_s * 1e3, bandwidth_gbps(l, r), extra,
+           r->ok ? "ok" : "FAIL");
+    fflush(stdout);
+}
+
+/* Opens the CSV file for appending, with a header line if it is new or empty. */
+static FILE *open_csv(const char *path)
+{
+    FILE *csv = fopen(path, "a");
+    if (!csv)
+        fail("cannot open %s: %s", path, strerror(errno));
+    if (fseek(csv, 0, SEEK_END) == 0 && ftell(csv) == 0)
+        fputs("mpi,p,bytes_per_proc,mode,method,aux_bytes,min_s,median_s,max_s,gbps,extra_mib,"
+              "check\n",
+              csv);
+    return csv;
+}
+
+static void write_csv_row(FILE *csv, const method *m, const layout *l, const result *r)
+{
+    char aux[24] = "", extra[24] = "";
+
+    if (m->aux_bytes >= 0)
+        snprintf(aux, sizeof aux, "%lld", m->aux_bytes);
+    if (r->extra_mib >= 0)
+        snprintf(extra, sizeof extra, "%.3f", r->extra_mib);
+    fprintf(csv, "%s,%d,%lld,%s,%s,%s,%.9f,%.9f,%.9f,%.4f,%s,%s\n", MPI_FLAVOUR, l->nprocs,
+            l->max_bytes, l->equal ? "equal" : "random", m->name, aux, r->min_s, r->median_s,
+            r->max_s, bandwidth_gbps(l, r), extra, r->ok ? "ok" : "FAIL");
+    fflush(csv);
+}
+
+/* The median of the first row of a family; -1 if the family did not run. */
+static double family_median(const method *methods, const result *results, int n,
+                            method_family family)
+{
+    for (int i = 0; i < n; i++)
+        if (methods[i].family == family)
+            return results[i].median_s;
+    return -1.0;
+}
+
+static void print_ratios(const method *methods, const result *results, int n)
+{
+    double oop = family_median(methods, results, n, FAMILY_MPI_OOP);
+    double inplace = family_median(methods, results, n, FAMILY_MPI_INPLACE);
+    double hsa = family_median(methods, results, n, FAMILY_HSA);
+
+    if (hsa <= 0 || (oop <= 0 && inplace <= 0))
+        return;
+    printf("\nratios (median):");
+    if (oop > 0)
+        printf(" hsa / mpi-oop = %.2f%s", hsa / oop, inplace > 0 ? "," : "");
+    if (inplace > 0)
+        printf(" mpi-inplace / hsa = %.2f", inplace / hsa);
+    printf("\n");
+}
+
+/* ---- Main ---- */
+
+/* Whether every rank can reset its peak RSS (collective). */
+static int probe_peak_reset(MPI_Comm comm)
+{
+    int works = reset_peak_rss();
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &works, 1, MPI_INT, MPI_MIN, comm),
+              "MPI_Allreduce (probe)");
+    return works;
+}
+
+static int run_benchmark(const options *opt, MPI_Comm comm)
+{
+    layout l;
+    method methods[MAX_METHODS];
+    result results[MAX_METHODS];
+    FILE *csv = NULL;
+    int failed = 0;
+
+    build_layout(&l, opt, comm);
+    int n = build_methods(opt, l.max_bytes, methods);
+    if (l.rank == 0 && opt->csv_path)
+        csv = open_csv(opt->csv_path);
+
+    element *buf = allocate_or_abort(sizeof(element) * (size_t)l.elements, "data buffer");
+    fill_send_pattern(buf, &l); /* resident before any memory is measured */
+    int peak_reset_works = probe_peak_reset(comm);
+    if (l.rank == 0)
+        print_header(opt, &l, peak_reset_works);
+
+    for (int i = 0; i < n; i++) {
+        results[i] = benchmark_method(&methods[i], &l, opt->reps, buf, comm);
+        failed |= !results[i].ok;
+        if (l.rank == 0)
+            print_row(&methods[i], &l, &results[i]);
+        if (csv)
+            write_csv_row(csv, &methods[i], &l, &results[i]);
+    }
+    if (l.rank == 0)
+        print_ratios(methods, results, n);
+
+    if (csv && fclose(csv) != 0)
+        fprintf(stderr, "alltoall_bench: writing %s failed: %s\n", opt->csv_path,
+                strerror(errno));
+    free(buf);
+    free_layout(&l);
+    return failed;
+}
+
+/* The exit status, unless MPI cannot shut down cleanly. */
+static int finalize(int status)
+{
+    return MPI_Finalize() == MPI_SUCCESS ? status : EXIT_ABORTED;
+}
+
+int main(int argc, char **argv)
+{
+    options opt;
+    char why[256] = "";
+    int rank, nprocs;
+    MPI_Comm comm;
+
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        fputs("alltoall_bench: MPI_Init failed\n", stderr);
+        return EXIT_ABORTED;
+    }
+    check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
+    check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size");
+
+    /* Every rank parses the same arguments, so all of them stop here together. */
+    parse_status status = parse_options(argc, argv, &opt, why, sizeof why);
+    if (status == PARSE_OK)
+        status = check_options_fit(&opt, nprocs, why, sizeof why);
+    if (status != PARSE_OK) {
+        if (rank == 0) {
+            if (status == PARSE_ERROR)
+                fprintf(stderr, "alltoall_bench: %s\n", why);
+            print_usage(status == PARSE_HELP ? stdout : stderr);
+        }
+        return finalize(status == PARSE_HELP ? EXIT_SUCCESS : EXIT_USAGE);
+    }
+
+    /* Errors come back as codes, to be reported with what failed. */
+    check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
+    check_mpi(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+    int failed = run_benchmark(&opt, comm);
+    check_mpi(MPI_Comm_free(&comm), "MPI_Comm_free");
+    return finalize(failed ? EXIT_CHECK_FAILED : EXIT_SUCCESS);
+}

@@ -1,0 +1,24 @@
+#!/bin/sh
+# install-deps.sh - install the Debian packages the project needs, if missing.
+# Idempotent: does nothing (not even apt-get update) when all are present.
+set -eu
+
+PACKAGES="gcc make autoconf automake libtool pkg-config time
+openmpi-bin libopenmpi-dev mpich libmpich-dev"
+
+missing=""
+for pkg in $PACKAGES; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed"; then
+        missing="$missing $pkg"
+    fi
+done
+if [ -z "$missing" ]; then
+    echo "install-deps: all packages present"
+    exit 0
+fi
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "install-deps: installing$missing"
+$SUDO apt-get update -q
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing

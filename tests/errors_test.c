@@ -1,0 +1,195 @@
+/*
+ * errors_test - bad arguments give every rank the same MPI error class
+ * (through MPI_ERRORS_RETURN), a message on the rank that passed them, and
+ * leave the buffer untouched: nothing is exchanged halfway.
+ *
+ *   errors_test             all cases (run on 1..4 ranks)
+ *   errors_test --bad-env   AIP_ALGORITHM / AIP_AUX_BYTES hold garbage:
+ *                           every call must fail with MPI_ERR_ARG
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alltoall_inplace.h"
+#include "test_util.h"
+
+#define COUNT 4 /* elements per block */
+
+typedef struct test_run {
+    int rank, size, passed, failed;
+    double *buf, *saved; /* size * COUNT doubles */
+    int *counts, *displs;
+    MPI_Datatype *types;
+} test_run;
+
+static void reset(test_run *t)
+{
+    for (int i = 0; i < t->size * COUNT; i++)
+        t->buf[i] = t->saved[i] = t->rank * 1000.0 + i;
+    for (int j = 0; j < t->size; j++) {
+        t->counts[j] = COUNT;
+        t->displs[j] = j * COUNT;
+        t->types[j] = MPI_DOUBLE;
+    }
+}
+
+/* The call returned `err` on this rank; every rank must get `expected`. */
+static void expect(test_run *t, const char *what, int err, int expected)
+{
+    int error_class = MPI_SUCCESS;
+    if (err != MPI_SUCCESS)
+        MPI_Error_class(err, &error_class);
+    int ok = error_class == expected &&
+             memcmp(t->buf, t->saved, sizeof(double) * (size_t)t->size * COUNT) == 0;
+    if (!ok)
+        fprintf(stderr, "rank %d: %s: got error class %d, expected %d%s\n", t->rank, what,
+                error_class, expected, error_class == expected ? ", but the buffer changed" : "");
+    if (test_agree(ok, MPI_COMM_WORLD)) {
+        t->passed++;
+    } else {
+        t->failed++;
+        if (t->rank == 0)
+            fprintf(stderr, "FAIL: %s\n", what);
+    }
+    reset(t);
+}
+
+static void bad_arguments(test_run *t)
+{
+    const int last = t->size - 1;
+    AIP_Options opt = AIP_OPTIONS_INIT;
+    MPI_Datatype vector, short_int_pairs;
+    int err;
+
+    /* Counts. */
+    err = AIP_Alltoall(t->buf, t->rank == last ? -1 : COUNT, MPI_DOUBLE, MPI_COMM_WORLD);
+    expect(t, "AIP_Alltoall with a negative count on the last rank", err, MPI_ERR_COUNT);
+    if (t->rank == 0)
+        t->counts[last] = -3;
+    err = AIP_Alltoallv(t->buf, t->counts, t->displs, MPI_DOUBLE, MPI_COMM_WORLD);
+    expect(t, "AIP_Alltoallv with a negative count on rank 0", err, MPI_ERR_COUNT);
+    err = AIP_Alltoallv(t->buf, t->rank == last ? NULL : t->counts, t->displs, MPI_DOUBLE,
+                        MPI_COMM_WORLD);
+    expect(t, "AIP_Alltoallv with counts = NULL on the last rank", err, MPI_ERR_ARG);
+    if (t->size > 1) {
+        /* Rank 0 sends 3 elements to the last rank, which expects 4. */
+        if (t->rank == 0)
+            t->counts[last] = 3;
+        err = AIP_Alltoallv(t->buf, t->counts, t->displs, MPI_DOUBLE, MPI_COMM_WORLD);
+        expect(t, "AIP_Alltoallv with counts that differ within a pair", err, MPI_ERR_TYPE);
+    }
+
+    /* Buffers. */
+    err = AIP_Alltoall(t->rank == 0 ? NULL : t->buf, COUNT, MPI_DOUBLE, MPI_COMM_WORLD);
+    expect(t, "AIP_Alltoall with buf = NULL on rank 0", err, MPI_ERR_BUFFER);
+    err = AIP_Alltoall(t->rank == last ? MPI_IN_PLACE : t->buf, COUNT, MPI_DOUBLE,
+                       MPI_COMM_WORLD);
+    expect(t, "AIP_Alltoall with buf = MPI_IN_PLACE on the last rank", err, MPI_ERR_BUFFER);
+    err = AIP_Alltoall(NULL, 0, MPI_DOUBLE, MPI_COMM_WORLD);
+    expect(t, "AIP_Alltoall with buf = NULL and no data", err, MPI_SUCCESS);
+    if (t->size > 1) {
+        if (t->rank == last)
+            t->displs[1] = 1; /* block 1 starts inside block 0 */
+        err = AIP_Alltoallv(t->buf, t->counts, t->displs, MPI_DOUBLE, MPI_COMM_WORLD);
+        expect(t, "AIP_Alltoallv with overlapping blocks on the last rank", err, MPI_ERR_ARG);
+    }
+
+    /* Datatypes. */
+    if (t->size > 1) {
+        err = AIP_Alltoall(t->buf, COUNT, t->rank == 0 ? MPI_INT : MPI_DOUBLE, MPI_COMM_WORLD);
+        expect(t, "AIP_Alltoall with MPI_INT on rank 0 and MPI_DOUBLE elsewhere", err,
+               MPI_ERR_TYPE);
+    }
+    err = AIP_Alltoall(t->buf, COUNT, t->rank == last ? MPI_DATATYPE_NULL : MPI_DOUBLE,
+                       MPI_COMM_WORLD);
+    expect(t, "AIP_Alltoall with MPI_DATATYPE_NULL on the last rank", err, MPI_ERR_TYPE);
+    MPI_Type_vector(2, 1, 2, MPI_FLOAT, &vector); /* a float, a hole, a float */
+    MPI_Type_commit(&vector);
+    err = AIP_Alltoall(t->buf, COUNT / 2, vector, MPI_COMM_WORLD);
+    expect(t, "AIP_Alltoall with a vector datatype with holes", err, MPI_ERR_TYPE);
+    MPI_Type_free(&vector);
+    MPI_Type_contiguous(2, MPI_SHORT_INT, &short_int_pairs); /* padding after the short */
+    MPI_Type_commit(&short_int_pairs);
+    t->types[0] = short_int_pairs;
+    t->counts[0] = 1;
+    err = AIP_Alltoallw(t->buf, t->counts, t->displs, t->types, MPI_COMM_WORLD);
+    expect(t, "AIP_Alltoallw with MPI_SHORT_INT (padded) for rank 0", err, MPI_ERR_TYPE);
+    MPI_Type_free(&short_int_pairs);
+
+    /* Options. */
+    opt.algorithm = t->rank == last ? (AIP_Algorithm)99 : AIP_ALGORITHM_HSA;
+    err = AIP_Alltoall_opt(t->buf, COUNT, MPI_DOUBLE, MPI_COMM_WORLD, &opt);
+    expect(t, "algorithm 99 on the last rank", err, MPI_ERR_ARG);
+    opt.algorithm = AIP_ALGORITHM_DEFAULT;
+    opt.aux_bytes = t->rank == 0 ? -5 : AIP_AUX_BYTES_DEFAULT;
+    err = AIP_Alltoall_opt(t->buf, COUNT, MPI_DOUBLE, MPI_COMM_WORLD, &opt);
+    expect(t, "aux_bytes = -5 on rank 0", err, MPI_ERR_ARG);
+    if (t->size > 1) {
+        opt.aux_bytes = AIP_AUX_BYTES_DEFAULT;
+        opt.algorithm = t->rank == 0 ? AIP_ALGORITHM_LSA : AIP_ALGORITHM_HSA;
+        err = AIP_Alltoall_opt(t->buf, COUNT, MPI_DOUBLE, MPI_COMM_WORLD, &opt);
+        expect(t, "LSA on rank 0, HSA elsewhere", err, MPI_ERR_ARG);
+    }
+}
+
+static void bad_communicators(test_run *t)
+{
+    int err = AIP_Alltoall(t->buf, COUNT, MPI_DOUBLE, MPI_COMM_NULL);
+    expect(t, "AIP_Alltoall on MPI_COMM_NULL", err, MPI_ERR_COMM);
+
+    if (t->size > 1) {
+        /* Two halves joined by an intercommunicator. */
+        MPI_Comm half, inter;
+        int low = t->rank < t->size / 2;
+        MPI_Comm_split(MPI_COMM_WORLD, low, t->rank, &half);
+        MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low ? t->size / 2 : 0, 7, &inter);
+        MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+        err = AIP_Alltoall(t->buf, COUNT, MPI_DOUBLE, inter);
+        expect(t, "AIP_Alltoall on an intercommunicator", err, MPI_ERR_COMM);
+        MPI_Comm_free(&inter);
+        MPI_Comm_free(&half);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    test_run t = { 0 };
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &t.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &t.size);
+    t.buf = malloc(sizeof(double) * (size_t)t.size * COUNT);
+    t.saved = malloc(sizeof(double) * (size_t)t.size * COUNT);
+    t.counts = malloc(sizeof(int) * (size_t)t.size);
+    t.displs = malloc(sizeof(int) * (size_t)t.size);
+    t.types = malloc(sizeof(MPI_Datatype) * (size_t)t.size);
+    reset(&t);
+
+    if (argc > 1 && strcmp(argv[1], "--bad-env") == 0) {
+        int err = AIP_Alltoall(t.buf, COUNT, MPI_DOUBLE, MPI_COMM_WORLD);
+        expect(&t, "AIP_Alltoall with a bad AIP_ALGORITHM or AIP_AUX_BYTES", err, MPI_ERR_ARG);
+    } else {
+        bad_arguments(&t);
+        bad_communicators(&t);
+        /* After all that, a good call still works and exchanges. */
+        int err = AIP_Alltoall(t.buf, COUNT, MPI_DOUBLE, MPI_COMM_WORLD);
+        int ok = err == MPI_SUCCESS;
+        for (int j = 0; j < t.size; j++)
+            for (int k = 0; k < COUNT; k++)
+                ok &= t.buf[j * COUNT + k] == j * 1000.0 + t.rank * COUNT + k;
+        memcpy(t.saved, t.buf, sizeof(double) * (size_t)t.size * COUNT);
+        expect(&t, "a good AIP_Alltoall after the bad ones", ok ? MPI_SUCCESS : MPI_ERR_OTHER,
+               MPI_SUCCESS);
+    }
+
+    free(t.buf);
+    free(t.saved);
+    free(t.counts);
+    free(t.displs);
+    free(t.types);
+    int status = test_summary("errors_test", t.passed, t.failed, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return status;
+}

@@ -1,0 +1,202 @@
+/*
+ * Property tests of the exchange schedules, without MPI, for p = 1..1024:
+ *   - no rank is paired with itself, peers are in range;
+ *   - partners agree on the step (peer_r[s] = q  =>  peer_q[s] = r);
+ *   - every unordered pair of distinct ranks meets exactly once;
+ *   - step counts: MPICH 2p - 1, LSA <= p, HSA <= p + ceil(log2 p) - 2
+ *     (p - 1 for powers of two);
+ *   - each rank meets its partners in the order of the paper's pseudo-code
+ *     (Figs. 1, 3 and 4 of Hofmann & Ruenger 2013, transcribed literally).
+ * Usage: schedule_test [max_p]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schedule.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                        \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            if (failures++ < 20) {                                              \
+                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);            \
+                fprintf(stderr, __VA_ARGS__);                                   \
+                fputc('\n', stderr);                                            \
+            }                                                                   \
+        }                                                                       \
+    } while (0)
+
+/* ---- The paper's pseudo-code, literally: rank's partners in order. ---- */
+
+static int paper_mpich(int rank, int p, int *out)
+{
+    int n = 0;
+    for (int i = 0; i < p; i++)
+        for (int j = i; j < p; j++) {
+            if (i == rank) {
+                if (j != rank) /* the paper's loop also "exchanges" with itself */
+                    out[n++] = j;
+            } else if (j == rank) {
+                out[n++] = i;
+            }
+        }
+    return n;
+}
+
+static int paper_lsa(int rank, int p, int *out)
+{
+    int n = 0;
+    for (int i = 0; i < p; i++) {
+        int j = (i - rank + p) % p;
+        if (j != rank)
+            out[n++] = j;
+    }
+    return n;
+}
+
+static int min_int(int a, int b) { return a < b ? a : b; }
+
+static int paper_hsa(int rank, int p, int *out)
+{
+    int n_out = 0, low = 0, high = p;
+    while (low + 1 < high) {
+        int mid = (low + high) / 2;
+        if (rank < mid) {
+            int n = high - mid;
+            for (int i = 0; i < n; i++) {
+                int shift = min_int(rank - low, n - 1);
+                out[n_out++] = mid + (i + shift) % n;
+            }
+            high = mid;
+        } else {
+            int n = mid - low;
+            for (int i = 0; i < n; i++) {
+                int shift = min_int(rank - mid, n - 1);
+                out[n_out++] = low + (shift - i + n) % n;
+            }
+            low = mid;
+        }
+    }
+    return n_out;
+}
+
+static int ceil_log2(int p)
+{
+    int k = 0;
+    while ((1 << k) < p)
+        k++;
+    return k;
+}
+
+static int max_steps(const aip_schedule *sched, int p)
+{
+    if (sched == &aip_schedule_mpich)
+        return 2 * p - 1;
+    if (sched == &aip_schedule_lsa)
+        return p;
+    if ((p & (p - 1)) == 0)
+        return p > 1 ? p - 1 : 0;
+    return p + ceil_log2(p) - 2;
+}
+
+/*
+ * step_of[r * p + q] = the step at which r meets q (-1: never).  Partners
+ * agree on the step iff the matrix is symmetric; it is compared in tiles so
+ * that p = 1024 stays cache-friendly.
+ */
+static void check_schedule(const aip_schedule *sched, int (*paper)(int, int, int *), int p,
+                           int *step_of, int *row, int *order, int *expect)
+{
+    enum { TILE = 64 };
+    int nsteps = sched->nsteps(p);
+
+    CHECK(nsteps <= max_steps(sched, p), "%s p=%d: %d steps > bound %d", sched->name, p,
+          nsteps, max_steps(sched, p));
+    if (sched == &aip_schedule_mpich)
+        CHECK(nsteps == 2 * p - 1, "mpich p=%d: %d steps, expected 2p-1", p, nsteps);
+    if (sched == &aip_schedule_hsa && (p & (p - 1)) == 0 && p > 1)
+        CHECK(nsteps == p - 1, "hsa p=%d (power of 2): %d steps, expected p-1", p, nsteps);
+
+    for (size_t i = 0; i < (size_t)p * p; i++)
+        step_of[i] = -1;
+    for (int r = 0; r < p; r++) {
+        int *met = step_of + (size_t)r * p, n = 0;
+        sched->fill(r, p, row);
+        for (int s = 0; s < nsteps; s++) {
+            int q = row[s];
+            if (q == AIP_IDLE)
+                continue;
+            CHECK(q >= 0 && q < p && q != r, "%s p=%d rank %d step %d: bad peer %d",
+                  sched->name, p, r, s, q);
+            if (q < 0 || q >= p)
+                continue;
+            CHECK(met[q] < 0, "%s p=%d: ranks %d and %d meet at steps %d and %d", sched->name, p,
+                  r, q, met[q], s);
+            met[q] = s;
+            order[n++] = q;
+        }
+        for (int q = 0; q < p; q++)
+            CHECK((met[q] >= 0) == (q != r), "%s p=%d: ranks %d and %d never meet", sched->name,
+                  p, r, q);
+        if (!paper)
+            continue;
+        int n_paper = paper(r, p, expect);
+        CHECK(n == n_paper && memcmp(order, expect, sizeof(int) * (size_t)n) == 0,
+              "%s p=%d rank %d: order of partners differs from the paper's pseudo-code",
+              sched->name, p, r);
+    }
+    for (int r0 = 0; r0 < p; r0 += TILE)
+        for (int q0 = r0; q0 < p; q0 += TILE)
+            for (int r = r0; r < r0 + TILE && r < p; r++)
+                for (int q = q0; q < q0 + TILE && q < p; q++)
+                    CHECK(step_of[(size_t)r * p + q] == step_of[(size_t)q * p + r],
+                          "%s p=%d: %d meets %d at step %d, but %d meets %d at step %d",
+                          sched->name, p, r, q, step_of[(size_t)r * p + q], q, r,
+                          step_of[(size_t)q * p + r]);
+}
+
+int main(int argc, char **argv)
+{
+    int max_p = argc > 1 ? atoi(argv[1]) : 1024;
+    struct {
+        const aip_schedule *sched;
+        int (*paper)(int, int, int *);
+        int paper_max_p; /* the literal MPICH loop is O(p^2) per rank */
+    } cases[] = {
+        { &aip_schedule_mpich, paper_mpich, 128 },
+        { &aip_schedule_lsa, paper_lsa, 1 << 30 },
+        { &aip_schedule_hsa, paper_hsa, 1 << 30 },
+    };
+    int *step_of = malloc(sizeof(int) * (size_t)max_p * max_p);
+    int *row = malloc(sizeof(int) * (size_t)(2 * max_p));
+    int *order = malloc(sizeof(int) * (size_t)max_p);
+    int *expect = malloc(sizeof(int) * (size_t)max_p * max_p);
+
+    if (!step_of || !row || !order || !expect) {
+        fprintf(stderr, "out of memory\n");
+        return 99;
+    }
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        for (int p = 1; p <= max_p; p++) {
+            /* Beyond paper_max_p every property but the order is checked. */
+            int (*paper)(int, int, int *) = p <= cases[c].paper_max_p ? cases[c].paper : NULL;
+            check_schedule(cases[c].sched, paper, p, step_of, row, order, expect);
+        }
+        printf("%-5s p=1..%d: steps(7)=%d steps(%d)=%d, paper order checked for p<=%d\n",
+               cases[c].sched->name, max_p, cases[c].sched->nsteps(7), max_p,
+               cases[c].sched->nsteps(max_p),
+               cases[c].paper_max_p < max_p ? cases[c].paper_max_p : max_p);
+    }
+    free(step_of);
+    free(row);
+    free(order);
+    free(expect);
+    if (failures) {
+        printf("schedule_test: %d failures\n", failures);
+        return 1;
+    }
+    printf("schedule_test: all properties hold\n");
+    return 0;
+}

@@ -1,0 +1,87 @@
+/*
+ * test_util.c - helpers of the MPI tests (see test_util.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "test_util.h"
+
+uint64_t test_hash(uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t z = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL ^
+                 (c + 0x2545f4914f6cdd1dULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+void test_fill(void *buf, size_t bytes, uint64_t seed, int rank)
+{
+    unsigned char *out = buf;
+    uint64_t word = 0;
+    for (size_t i = 0; i < bytes; i++) {
+        if (i % 8 == 0)
+            word = test_hash(seed, (uint64_t)rank, i / 8);
+        out[i] = (unsigned char)(word >> (8 * (i % 8)));
+    }
+}
+
+static long long status_kib(const char *file, const char *field)
+{
+    FILE *f = fopen(file, "r");
+    char line[256];
+    long long value = -1;
+    size_t len = strlen(field);
+
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, field, len) == 0 && line[len] == ':') {
+            sscanf(line + len + 1, "%lld", &value);
+            break;
+        }
+    fclose(f);
+    return value;
+}
+
+long long test_vm_hwm(void)
+{
+    return status_kib("/proc/self/status", "VmHWM") * 1024;
+}
+
+long long test_vm_rss(void)
+{
+    return status_kib("/proc/self/status", "VmRSS") * 1024;
+}
+
+int test_reset_hwm(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f)
+        return -1;
+    int ok = fputs("5", f) >= 0;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+long long test_mem_available(void)
+{
+    long long kib = status_kib("/proc/meminfo", "MemAvailable");
+    return kib < 0 ? -1 : kib * 1024;
+}
+
+int test_agree(int ok, MPI_Comm comm)
+{
+    int all = ok != 0;
+    MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, comm);
+    return all;
+}
+
+int test_summary(const char *name, int passed, int failed, MPI_Comm comm)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (rank == 0)
+        printf("%s (p=%d): %d passed, %d failed\n", name, size, passed, failed);
+    return failed == 0 ? 0 : 1;
+}
