@@ -42,6 +42,7 @@ typedef struct layout {
     int *counts, *displs;  /* displs: in extents (alltoallv) or bytes (alltoallw) */
     MPI_Datatype *types;   /* alltoallw */
     size_t bytes;          /* of the whole buffer */
+    int size;              /* of the communicator */
 } layout;
 
 typedef struct test_run {
@@ -93,6 +94,7 @@ static void make_layout(const test_run *t, uint64_t case_seed, api_kind api,
     l->counts = malloc(sizeof(int) * (size_t)t->size);
     l->displs = malloc(sizeof(int) * (size_t)t->size);
     l->types = malloc(sizeof(MPI_Datatype) * (size_t)t->size);
+    l->size = t->size;
 
     if (api == API_ALLTOALL) {
         int count = (int)(test_hash(case_seed, 1, 2) % (max_bytes / (size_t)tt->size + 1));
@@ -145,8 +147,8 @@ static void free_layout(layout *l)
     free(l->types);
 }
 
-static int run_reference(api_kind api, const layout *l, const test_type *tt, const void *in,
-                         void *out)
+static int run_reference(api_kind api, const layout *l, const test_type *tt, const char *in,
+                         char *out)
 {
     switch (api) {
     case API_ALLTOALL:
@@ -156,6 +158,14 @@ static int run_reference(api_kind api, const layout *l, const test_type *tt, con
         return MPI_Alltoallv(in, l->counts, l->displs, tt->type, out, l->counts, l->displs,
                              tt->type, MPI_COMM_WORLD);
     default:
+        if (l->size == 1) {
+            /* Open MPI 4.1's single-process MPI_Alltoallw (coll/self) writes past the
+             * buffer for byte displacements (valgrind shows it); the exchange with
+             * oneself is a send-receive. */
+            return MPI_Sendrecv(in + l->displs[0], l->counts[0], l->types[0], 0, 0,
+                                out + l->displs[0], l->counts[0], l->types[0], 0, 0,
+                                MPI_COMM_SELF, MPI_STATUS_IGNORE);
+        }
         return MPI_Alltoallw(in, l->counts, l->displs, l->types, out, l->counts, l->displs,
                              l->types, MPI_COMM_WORLD);
     }
@@ -186,7 +196,7 @@ static void run_case(test_run *t, api_kind api, const test_type *tt, const AIP_O
     memcpy(expected, input, bytes); /* gaps keep their bytes */
     memcpy(buf, input, bytes);
 
-    int ok = run_reference(api, &l, tt, input, expected) == MPI_SUCCESS;
+    int ok = run_reference(api, &l, tt, (const char *)input, (char *)expected) == MPI_SUCCESS;
     int err = run_inplace(api, &l, tt, buf, opt);
     if (err != MPI_SUCCESS) {
         fprintf(stderr, "rank %d: %s returned error %d\n", t->rank, api_names[api], err);
