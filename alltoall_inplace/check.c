@@ -18,6 +18,7 @@
  * Only when the checksum says "mismatch" does an MPI_Alltoall of the sizes
  * find the pairs to name.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -25,40 +26,44 @@
 
 /* ---- Blocks of one rank must not overlap (MPI: erroneous; here: corruption). ---- */
 
-static const aip_block *sort_blocks;
+typedef struct placed_block {
+    MPI_Aint offset;
+    MPI_Count bytes;
+    int peer;
+} placed_block;
 
 static int compare_offsets(const void *a, const void *b)
 {
-    MPI_Aint x = sort_blocks[*(const int *)a].offset, y = sort_blocks[*(const int *)b].offset;
+    MPI_Aint x = ((const placed_block *)a)->offset, y = ((const placed_block *)b)->offset;
     return (x > y) - (x < y);
 }
 
 void aip_check_overlap(aip_call *call)
 {
-    int *order = malloc(sizeof(int) * (size_t)call->size), n = 0;
+    placed_block *sorted = malloc(sizeof *sorted * (size_t)call->size);
+    int n = 0;
 
-    if (!order) {
-        aip_call_error(call, MPI_ERR_NO_MEM, "cannot allocate %d ints", call->size);
+    if (!sorted) {
+        aip_call_error(call, MPI_ERR_NO_MEM, "cannot allocate %d block descriptors", call->size);
         return;
     }
     for (int j = 0; j < call->size; j++)
         if (call->blocks[j].bytes > 0)
-            order[n++] = j;
-    sort_blocks = call->blocks; /* qsort has no context argument; calls are not concurrent */
-    qsort(order, (size_t)n, sizeof *order, compare_offsets);
+            sorted[n++] = (placed_block){ call->blocks[j].offset, call->blocks[j].bytes, j };
+    qsort(sorted, (size_t)n, sizeof *sorted, compare_offsets);
     for (int i = 1; i < n; i++) {
-        const aip_block *prev = &call->blocks[order[i - 1]], *next = &call->blocks[order[i]];
+        const placed_block *prev = &sorted[i - 1], *next = &sorted[i];
         if (prev->offset + (MPI_Aint)prev->bytes > next->offset) {
             aip_call_error(call, MPI_ERR_ARG,
                            "the blocks for ranks %d (bytes %lld..%lld) and %d (bytes %lld..%lld) "
                            "overlap",
-                           order[i - 1], (long long)prev->offset,
-                           (long long)(prev->offset + prev->bytes) - 1, order[i],
+                           prev->peer, (long long)prev->offset,
+                           (long long)(prev->offset + prev->bytes) - 1, next->peer,
                            (long long)next->offset, (long long)(next->offset + next->bytes) - 1);
             break;
         }
     }
-    free(order);
+    free(sorted);
 }
 
 /* ---- The collective check. ---- */
@@ -93,6 +98,15 @@ static void reduce_check(void *in, void *inout, int *len, MPI_Datatype *type)
     }
 }
 
+/* The reduction is created once, on first use, and lives until MPI_Finalize. */
+static MPI_Op check_op = MPI_OP_NULL;
+static pthread_once_t check_op_once = PTHREAD_ONCE_INIT;
+
+static void create_check_op(void)
+{
+    MPI_Op_create(reduce_check, 1, &check_op);
+}
+
 static uint64_t pair_key(uint64_t lo, uint64_t hi)
 {
     uint64_t z = (lo << 32 | hi) + 0x9e3779b97f4a7c15ULL; /* splitmix64 finaliser */
@@ -105,7 +119,6 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, AIP_Algorithm al
                          long long aux_bytes, aip_agreement *agreement)
 {
     uint64_t words[N_WORDS] = { 0 };
-    MPI_Op op;
     int err;
 
     if (call->error != MPI_SUCCESS) {
@@ -126,10 +139,10 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, AIP_Algorithm al
     words[MIN_ALGORITHM] = (uint64_t)algorithm;
     words[MIN_NEGATED_ALGORITHM] = UINT64_MAX - (uint64_t)algorithm;
 
-    if ((err = MPI_Op_create(reduce_check, 1, &op)) != MPI_SUCCESS)
-        return err;
-    err = MPI_Allreduce(MPI_IN_PLACE, words, N_WORDS, MPI_UINT64_T, op, private_comm);
-    MPI_Op_free(&op);
+    pthread_once(&check_op_once, create_check_op);
+    if (check_op == MPI_OP_NULL)
+        return MPI_ERR_INTERN;
+    err = MPI_Allreduce(MPI_IN_PLACE, words, N_WORDS, MPI_UINT64_T, check_op, private_comm);
     if (err != MPI_SUCCESS)
         return err;
 

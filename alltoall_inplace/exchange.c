@@ -79,9 +79,12 @@ static int start_transfer(window *w, char *place, size_t bytes, int peer, MPI_Co
     ptrdiff_t at;
     int err;
 
-    while ((at = find_space(w, bytes)) < 0)
+    while ((at = find_space(w, bytes)) < 0) {
+        if (w->count == 0) /* a chunk larger than the buffer: the caller's sizing is wrong */
+            return MPI_ERR_INTERN;
         if ((err = complete_oldest(w)) != MPI_SUCCESS)
             return err;
+    }
 
     transfer *t = &w->ring[(w->first + w->count) % w->capacity];
     t->aux_offset = (size_t)at;
