@@ -30,8 +30,16 @@
  * chunk out overlaps with the transfer of the previous one. */
 #define AIP_PIPELINE_DEPTH 2
 
-/* Largest message we send: keeps MPI counts (int) far from overflow. */
-#define AIP_CHUNK_BYTES_MAX (1LL << 30)
+/* Largest message we send.  A larger budget buys more chunks in flight, not
+ * larger ones: a chunk copied out should still be in cache when MPI reads it.
+ * Measured (bench, 2 ranks, 64 MiB): 64 KiB to 1 GiB chunks are within noise
+ * with a 1 MiB budget; with 16 MiB, 256 KiB chunks are ~10% faster than 8 MiB. */
+#ifndef AIP_CHUNK_BYTES_MAX
+#define AIP_CHUNK_BYTES_MAX (256LL << 10)
+#endif
+
+/* More transfers in flight than this add request handles, not speed. */
+#define AIP_MAX_CHUNKS_IN_FLIGHT 4096
 
 /* Tag of our messages, on the library's private duplicate of the communicator. */
 #define AIP_TAG 6271
