@@ -84,8 +84,18 @@ int aip_env_debug(void);
 const aip_schedule *aip_algorithm_schedule(AIP_Algorithm algorithm);
 AIP_Algorithm aip_decide(int comm_size);
 
-/* exchange.c */
-int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nsteps, char *aux,
-                 size_t aux_bytes, size_t chunk_bytes, MPI_Comm comm);
+/* exchange.c: the executor and the memory it works in, allocated before the
+ * agreement so that running out of memory is an error all ranks return. */
+typedef struct aip_workspace {
+    char *aux; /* the auxiliary buffer: copies of outgoing chunks */
+    size_t aux_bytes;
+    void *ring; /* the transfers in flight */
+    int capacity;
+} aip_workspace;
+int aip_workspace_alloc(aip_workspace *space, size_t aux_bytes, size_t max_chunk_bytes,
+                        int comm_size);
+void aip_workspace_free(aip_workspace *space);
+int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nsteps,
+                 const aip_workspace *space, size_t chunk_bytes, MPI_Comm comm);
 
 #endif /* AIP_INTERNAL_H */

@@ -63,6 +63,13 @@ static size_t min_size(size_t a, size_t b)
     return a < b ? a : b;
 }
 
+/* Chunks for a budget: AIP_PIPELINE_DEPTH of them fit, none larger than the cap. */
+static size_t chunk_bytes_for(long long budget)
+{
+    long long chunk = budget / AIP_PIPELINE_DEPTH;
+    return chunk < 1 ? 1 : chunk > AIP_CHUNK_BYTES_MAX ? (size_t)AIP_CHUNK_BYTES_MAX : (size_t)chunk;
+}
+
 static int raise_mpi_error(aip_call *call, int err, const char *what)
 {
     char text[MPI_MAX_ERROR_STRING];
@@ -79,8 +86,8 @@ int aip_call_run(aip_call *call, const AIP_Options *options)
     AIP_Options opt;
     aip_agreement agreement;
     MPI_Comm private_comm;
+    aip_workspace space = { NULL, 0, NULL, 0 };
     char why[160];
-    char *aux = NULL;
     int *peers = NULL, err;
     size_t total = 0;
 
@@ -97,7 +104,8 @@ int aip_call_run(aip_call *call, const AIP_Options *options)
     size_t aux_bytes = min_size((size_t)budget, total);
     if (call->error == MPI_SUCCESS &&
         (!(peers = malloc(sizeof(int) * 2 * (size_t)call->size)) ||
-         (aux_bytes > 0 && !(aux = malloc(aux_bytes)))))
+         aip_workspace_alloc(&space, aux_bytes, chunk_bytes_for(budget), call->size) !=
+             MPI_SUCCESS))
         aip_call_error(call, MPI_ERR_NO_MEM, "cannot allocate the %zu-byte auxiliary buffer",
                        aux_bytes);
 
@@ -118,8 +126,7 @@ int aip_call_run(aip_call *call, const AIP_Options *options)
     AIP_Algorithm algorithm =
         agreement.algorithm == AIP_ALGORITHM_AUTO ? aip_decide(call->size) : agreement.algorithm;
     const aip_schedule *schedule = aip_algorithm_schedule(algorithm);
-    long long chunk = agreement.min_aux_bytes / AIP_PIPELINE_DEPTH;
-    size_t chunk_bytes = chunk < 1 ? 1 : chunk > AIP_CHUNK_BYTES_MAX ? AIP_CHUNK_BYTES_MAX : chunk;
+    size_t chunk_bytes = chunk_bytes_for(agreement.min_aux_bytes);
 
     if (call->rank == 0 && aip_env_debug())
         fprintf(stderr,
@@ -130,13 +137,13 @@ int aip_call_run(aip_call *call, const AIP_Options *options)
                 chunk_bytes);
 
     schedule->fill(call->rank, call->size, peers);
-    err = aip_exchange(call->buf, call->blocks, peers, schedule->nsteps(call->size), aux,
-                       aux_bytes, chunk_bytes, private_comm);
+    err = aip_exchange(call->buf, call->blocks, peers, schedule->nsteps(call->size), &space,
+                       chunk_bytes, private_comm);
     if (err != MPI_SUCCESS)
         err = raise_mpi_error(call, err, "the exchange failed");
 
 out:
-    free(aux);
+    aip_workspace_free(&space);
     free(peers);
     free(call->blocks);
     return err;

@@ -127,7 +127,7 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, AIP_Algorithm al
             c++;
         words[SUM_ERRORS + c] = 1;
     }
-    for (int j = 0; j < call->size; j++) {
+    for (int j = 0; call->blocks && j < call->size; j++) { /* NULL: out of memory, reported */
         if (j == call->rank)
             continue;
         uint64_t lo = (uint64_t)(j < call->rank ? j : call->rank);

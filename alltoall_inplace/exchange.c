@@ -113,20 +113,38 @@ static int start_transfer(window *w, char *place, size_t bytes, int peer, MPI_Co
     return MPI_SUCCESS;
 }
 
-int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nsteps, char *aux,
-                 size_t aux_bytes, size_t chunk_bytes, MPI_Comm comm)
+int aip_workspace_alloc(aip_workspace *space, size_t aux_bytes, size_t max_chunk_bytes,
+                        int comm_size)
 {
-    int comm_size, err = MPI_SUCCESS;
-    MPI_Comm_size(comm, &comm_size);
-
-    /* Entries to fill aux with full chunks, plus one short last chunk per peer. */
-    size_t full_chunks = aux_bytes / chunk_bytes;
-    int capacity = (int)(full_chunks < AIP_MAX_CHUNKS_IN_FLIGHT ? full_chunks
-                                                                : AIP_MAX_CHUNKS_IN_FLIGHT) +
-                   comm_size + 1;
-    window w = { aux, aux_bytes, 0, NULL, capacity, 0, 0 };
-    if (!(w.ring = malloc(sizeof *w.ring * (size_t)w.capacity)))
+    /* Entries to fill aux with full chunks, plus one short last chunk per peer.  If the
+     * agreed chunks turn out smaller, the ring fills by count first: correct, less overlap. */
+    size_t full_chunks = max_chunk_bytes ? aux_bytes / max_chunk_bytes : 0;
+    if (full_chunks > AIP_MAX_CHUNKS_IN_FLIGHT)
+        full_chunks = AIP_MAX_CHUNKS_IN_FLIGHT;
+    space->capacity = (int)full_chunks + comm_size + 1;
+    space->aux_bytes = aux_bytes;
+    space->aux = aux_bytes ? malloc(aux_bytes) : NULL;
+    space->ring = malloc(sizeof(transfer) * (size_t)space->capacity);
+    if ((aux_bytes && !space->aux) || !space->ring) {
+        aip_workspace_free(space);
         return MPI_ERR_NO_MEM;
+    }
+    return MPI_SUCCESS;
+}
+
+void aip_workspace_free(aip_workspace *space)
+{
+    free(space->aux);
+    free(space->ring);
+    space->aux = NULL;
+    space->ring = NULL;
+}
+
+int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nsteps,
+                 const aip_workspace *space, size_t chunk_bytes, MPI_Comm comm)
+{
+    int err = MPI_SUCCESS;
+    window w = { space->aux, space->aux_bytes, 0, space->ring, space->capacity, 0, 0 };
 
     for (int s = 0; s < nsteps && err == MPI_SUCCESS; s++) {
         int peer = peers[s];
@@ -144,6 +162,5 @@ int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nstep
         if (err == MPI_SUCCESS)
             err = e;
     }
-    free(w.ring);
     return err;
 }
