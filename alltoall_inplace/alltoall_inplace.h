@@ -9,7 +9,12 @@
  * the size of the blocks.
  *
  * All calls are collective over `comm`, return an MPI error code and report
- * errors through the communicator's error handler, like MPI itself.
+ * errors through the communicator's error handler, like MPI itself; the ranks
+ * agree on errors before any data moves, so all return the same class.
+ *
+ * Blocks move as bytes: every element of a datatype must be a run of
+ * consecutive bytes (predefined types without padding, and derived types
+ * built so).  Datatypes with holes are refused with MPI_ERR_TYPE.
  *
  * Algorithms (Hofmann & Ruenger, EuroMPI 2013):
  *   mpich  the algorithm of MPICH's in-place alltoall (2p-1 steps), baseline
