@@ -11,13 +11,15 @@
 
 #include "aip_internal.h"
 
-/* The value of a tunable: its environment variable if set and not empty, else its default. */
+/* For each tunable: its value (the environment variable if set and not empty,
+ * else the default), and its help text for messages about bad values. */
 #define TUNABLE_VALUE(field, env, fallback, help)                                               \
     static const char *tunable_##field(void)                                                    \
     {                                                                                           \
         const char *value = getenv(env);                                                        \
         return value && *value ? value : fallback;                                              \
-    }
+    }                                                                                           \
+    __attribute__((unused)) static const char *const help_##field = env ": " help;
 AIP_ENV_TUNABLES(TUNABLE_VALUE)
 #undef TUNABLE_VALUE
 
@@ -62,8 +64,7 @@ int aip_options_resolve(const AIP_Options *options, AIP_Options *resolved, char 
         const char *name = tunable_algorithm();
         if (AIP_Algorithm_from_name(name, &resolved->algorithm) != MPI_SUCCESS ||
             resolved->algorithm == AIP_ALGORITHM_DEFAULT) {
-            snprintf(why, why_size, "AIP_ALGORITHM=\"%s\" is not one of auto, mpich, lsa, hsa",
-                     name);
+            snprintf(why, why_size, "\"%s\" is not valid; %s", name, help_algorithm);
             return MPI_ERR_ARG;
         }
     } else if (!AIP_Algorithm_name(resolved->algorithm)) {
@@ -76,8 +77,7 @@ int aip_options_resolve(const AIP_Options *options, AIP_Options *resolved, char 
         const char *text = tunable_aux_bytes();
         resolved->aux_bytes = parse_bytes(text);
         if (resolved->aux_bytes < 0) {
-            snprintf(why, why_size,
-                     "AIP_AUX_BYTES=\"%s\" is not a size in bytes (e.g. 1048576, 64K, 1M)", text);
+            snprintf(why, why_size, "\"%s\" is not valid; %s", text, help_aux_bytes);
             return MPI_ERR_ARG;
         }
     } else if (resolved->aux_bytes < 0) {
