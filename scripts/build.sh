@@ -14,7 +14,8 @@ fi
 mkdir -p "$builddir"
 cd "$builddir"
 if [ ! -f Makefile ] || [ "$top/configure" -nt config.status ]; then
-    "$top/configure" --with-mpi="$mpi" --prefix="$builddir/install" CFLAGS="${CFLAGS:--O2 -g}"
+    "$top/configure" --with-mpi="$mpi" --prefix="$builddir/install" \
+        --with-fftw-cache="$top/build/fftw-cache" CFLAGS="${CFLAGS:--O2 -g}"
 fi
 make -j"$(nproc)"
 make install >/dev/null

@@ -1,0 +1,202 @@
+#!/bin/bash
+# build-fftw.sh build|install|tree - the patched FFTW, as `make` and
+# `make install` of this project run it (see Makefile.am for the variables).
+#
+#   build    fetch or reuse the FFTW source, apply fftw-patches/, copy in
+#            transpose/, configure and build FFTW with MPI against $MPICC and
+#            liballtoall_inplace, then link the results (libraries, headers,
+#            fftw3_mpi.pc, mpi-bench) into $FFTW_STAGE of the build tree;
+#   install  `make install` FFTW under $PREFIX (honouring $DESTDIR), plus
+#            mpi-bench in $BINDIR;
+#   tree     print the directory of FFTW's build tree (for make -C ... check).
+#
+# A full FFTW build takes minutes, so configured trees are kept in
+# $FFTW_CACHE/fftw-<key>, the key being a hash of what changes the result
+# apart from our solver sources: the FFTW source, the patches, the MPI
+# compiler and what it links, FFTW's configure flags, the prefix and the
+# liballtoall_inplace flags.  transpose/*.c are copied in at each build
+# (only when they changed), so editing them rebuilds only FFTW's mpi/.
+# Builds sharing one tree are serialised with flock.
+#
+# Environment: FFTW_SOURCE (debian, a directory, or a fftw-3.3.x tarball),
+# FFTW_CACHE, FFTW_CONFIGURE_FLAGS, FFTW_STAGE, MPICC, PREFIX, BINDIR,
+# AIP_CFLAGS, AIP_LIBS, TOP_SRCDIR, JOBS (default: all cores).
+set -euo pipefail
+
+die() { echo "build-fftw.sh: $*" >&2; exit 1; }
+
+action=${1:-}
+for var in FFTW_SOURCE FFTW_CACHE FFTW_STAGE MPICC PREFIX BINDIR AIP_CFLAGS \
+           AIP_LIBS TOP_SRCDIR; do
+    [ -n "${!var:-}" ] || die "$var is not set (run it through make)"
+done
+FFTW_CONFIGURE_FLAGS=${FFTW_CONFIGURE_FLAGS:-}
+JOBS=${JOBS:-$(nproc)}
+patches=("$TOP_SRCDIR"/fftw-patches/*.patch)
+solver_sources=("$TOP_SRCDIR"/transpose/*.c)
+mkdir -p "$FFTW_CACHE"
+
+# ---- The source ---------------------------------------------------------------
+# Prints the unpacked source directory; Debian's is fetched once per cache.
+source_dir() {
+    case "$FFTW_SOURCE" in
+    debian)
+        local dir="$FFTW_CACHE/debian-source"
+        if ! ls -d "$dir"/fftw3-3.3.* >/dev/null 2>&1; then
+            "$TOP_SRCDIR/scripts/fetch-fftw.sh" "$dir" >&2
+        fi
+        ls -d "$dir"/fftw3-3.3.* | head -n 1 ;;
+    *) echo "$FFTW_SOURCE" ;;
+    esac
+}
+
+source_identity() {
+    local src=$1
+    if [ -f "$src" ]; then
+        sha256sum < "$src"
+    else # a tree: its version and the digest of its files
+        (cd "$src" && find . -path ./debian -prune -o -type f -print0 |
+            LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum
+    fi
+}
+
+mpi_identity() {
+    local cc
+    cc=$(command -v "$MPICC") || die "MPI compiler '$MPICC' not found"
+    readlink -f "$cc"
+    "$MPICC" -show 2>/dev/null || "$MPICC" --showme 2>/dev/null || true
+}
+
+default_flags() {
+    local flags="--enable-shared --disable-static --enable-threads --disable-fortran"
+    case "$(uname -m)" in
+    x86_64|i?86) flags="$flags --enable-sse2 --enable-avx" ;;
+    esac
+    echo "$flags"
+}
+
+[ -n "$FFTW_CONFIGURE_FLAGS" ] || FFTW_CONFIGURE_FLAGS=$(default_flags)
+
+tree_dir() {
+    local src=$1 key
+    key=$( { source_identity "$src"; cat "${patches[@]}"; mpi_identity
+             echo "$FFTW_CONFIGURE_FLAGS|$PREFIX|$AIP_CFLAGS|$AIP_LIBS"; } |
+           sha256sum | cut -c1-16)
+    echo "$FFTW_CACHE/fftw-$key"
+}
+
+# ---- Build ----------------------------------------------------------------------
+unpack() {
+    local src=$1 tree=$2
+    rm -rf "$tree/src" "$tree/build"
+    mkdir -p "$tree/src" "$tree/build"
+    if [ -f "$src" ]; then
+        tar -xf "$src" --strip-components=1 -C "$tree/src"
+    else
+        cp -a "$src/." "$tree/src/"
+    fi
+    [ -f "$tree/src/mpi/transpose-pairwise.c" ] ||
+        die "$src does not look like an FFTW 3.3 source"
+    for p in "${patches[@]}"; do
+        patch -d "$tree/src" -p1 --batch --quiet < "$p" ||
+            die "$(basename "$p") does not apply to $src"
+    done
+}
+
+# Copies our solvers into FFTW's mpi/, leaving unchanged files alone so
+# that make rebuilds only what was edited.
+sync_solvers() {
+    local tree=$1 f
+    for f in "${solver_sources[@]}"; do
+        cmp -s "$f" "$tree/src/mpi/$(basename "$f")" || cp "$f" "$tree/src/mpi/"
+    done
+}
+
+configure_fftw() {
+    local tree=$1
+    echo "  autoreconf and configure FFTW (log: $tree/configure.log)"
+    (cd "$tree/src" && autoreconf -fi) > "$tree/configure.log" 2>&1 ||
+        { tail -n 20 "$tree/configure.log"; die "autoreconf of FFTW failed"; }
+    # shellcheck disable=SC2086 # the flags are a word list
+    (cd "$tree/build" && ../src/configure --prefix="$PREFIX" --enable-mpi \
+        $FFTW_CONFIGURE_FLAGS MPICC="$MPICC" \
+        AIP_CFLAGS="$AIP_CFLAGS" AIP_LIBS="$AIP_LIBS") >> "$tree/configure.log" 2>&1 ||
+        { tail -n 30 "$tree/configure.log"; die "configure of FFTW failed"; }
+    touch "$tree/.configured"
+}
+
+make_fftw() {
+    local tree=$1
+    echo "  make FFTW with $JOBS jobs (log: $tree/make.log)"
+    make -C "$tree/build" -j "$JOBS" > "$tree/make.log" 2>&1 ||
+        { grep -B2 -A8 -m 3 'error' "$tree/make.log" || tail -n 30 "$tree/make.log"
+          die "make of FFTW failed"; }
+}
+
+# The build tree's view of the patched FFTW: symlinks into the cached tree.
+stage() {
+    local tree=$1 b=$1/build lib
+    rm -rf "$FFTW_STAGE"
+    mkdir -p "$FFTW_STAGE/lib/pkgconfig" "$FFTW_STAGE/include" "$FFTW_STAGE/bin"
+    for lib in "$b"/.libs/libfftw3*.so* "$b"/threads/.libs/libfftw3*.so* \
+               "$b"/mpi/.libs/libfftw3*_mpi.so*; do
+        [ -e "$lib" ] && ln -s "$lib" "$FFTW_STAGE/lib/"
+    done
+    case "$AIP_LIBS" in  # the uninstalled liballtoall_inplace.la of make
+    *.la) for lib in "$(dirname "$AIP_LIBS")"/.libs/liballtoall_inplace.so*; do
+              ln -s "$lib" "$FFTW_STAGE/lib/"
+          done ;;
+    esac
+    ln -s "$tree/src/api/fftw3.h" "$tree/src/mpi/fftw3-mpi.h" "$FFTW_STAGE/include/"
+    ln -s "$b/mpi/mpi-bench" "$FFTW_STAGE/bin/mpi-bench"  # libtool's wrapper
+    ln -s "$b" "$FFTW_STAGE/build"
+    cat > "$FFTW_STAGE/lib/pkgconfig/fftw3_mpi.pc" <<EOF
+# The patched FFTW of the build tree, uninstalled.
+prefix=$FFTW_STAGE
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: fftw3_mpi
+Description: FFTW's MPI transforms with bounded-memory in-place transposes
+Version: 3.3.10
+Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lfftw3_mpi -lfftw3 -lm
+Cflags: -I\${includedir}
+EOF
+}
+
+build() {
+    local src tree
+    src=$(source_dir)
+    [ -e "$src" ] || die "FFTW source '$src' not found"
+    tree=$(tree_dir "$src")
+    mkdir -p "$tree"
+    exec 9> "$tree.lock"
+    flock 9
+    echo "patched FFTW: $tree"
+    if [ ! -f "$tree/.configured" ]; then
+        unpack "$src" "$tree"
+        sync_solvers "$tree"
+        configure_fftw "$tree"
+    fi
+    sync_solvers "$tree"
+    make_fftw "$tree"
+    stage "$tree"
+}
+
+install_fftw() {
+    local b
+    b=$(readlink -f "$FFTW_STAGE/build") || die "build FFTW first"
+    make -C "$b" install DESTDIR="${DESTDIR:-}" > "$b/install.log" 2>&1 ||
+        { tail -n 30 "$b/install.log"; die "make install of FFTW failed"; }
+    mkdir -p "${DESTDIR:-}$BINDIR"
+    "$b/libtool" --mode=install install -c "$b/mpi/mpi-bench" \
+        "${DESTDIR:-}$BINDIR/mpi-bench" >> "$b/install.log" 2>&1 ||
+        { tail -n 30 "$b/install.log"; die "installing mpi-bench failed"; }
+}
+
+case "$action" in
+build) build ;;
+install) install_fftw ;;
+tree) readlink -f "$FFTW_STAGE/build" ;;
+*) die "usage: build-fftw.sh build|install|tree" ;;
+esac

@@ -1,0 +1,122 @@
+/*
+ * transpose-inplace-choice.c - when FFTW's in-place MPI transposes go
+ * through liballtoall_inplace (see transpose-inplace.c), kept apart from
+ * the solver the way MPI libraries keep decision rules apart from the
+ * algorithms.
+ *
+ * Two inputs decide:
+ *   - the planner flag FFTW_MPI_INPLACE_ALLTOALL (internal bit
+ *     INPLACE_ALLTOALL): in-place transposes use only our solvers;
+ *   - the environment variable FFTW_MPI_INPLACE_ALGORITHM, for programs
+ *     that cannot be recompiled:
+ *        hsa | lsa | mpich   only that algorithm, as if the flag were set
+ *        auto                any of ours, as if the flag were set
+ *        off                 none of ours (stock FFTW)
+ *        unset or empty      the flag decides; without it our solvers
+ *                            compete with FFTW's under MEASURE/PATIENT.
+ *
+ * Planning is collective, so every process must see the same choice or the
+ * planners diverge and deadlock.  The variable is therefore agreed on in one
+ * MPI_Allreduce; if the processes disagree, it is ignored, with a warning.
+ * The variable is not part of FFTW's wisdom: wisdom made under one value and
+ * read under another is found inapplicable and FFTW replans.
+ */
+
+#include "api/api.h"
+#include "fftw3-mpi.h"
+#include "mpi-transpose.h"
+#include <stdio.h>
+#include <string.h>
+
+#include "alltoall_inplace.h"
+
+/* api/api.h cannot include fftw3-mpi.h (it needs mpi.h), so it repeats the
+   public bit for api/mapflags.c; they must agree. */
+typedef char public_flag_bits_agree[
+     FFTW_MPI_INPLACE_ALLTOALL == FFTW_MPI_INPLACE_ALLTOALL_API ? 1 : -1];
+
+#define ENV_ALGORITHM "FFTW_MPI_INPLACE_ALGORITHM"
+
+enum { CHOICE_UNSET = -1, CHOICE_OFF = -2, CHOICE_ANY = -3 };
+
+/* This process's reading of the variable, or CHOICE_UNSET if it is unset,
+   empty or unknown (the last with a warning from the first process). */
+static int local_choice(MPI_Comm comm)
+{
+     static int warned = 0; /* planning is not thread-safe anyway */
+     const char *value = getenv(ENV_ALGORITHM);
+     AIP_Algorithm algorithm;
+     int rank;
+
+     if (!value || !*value) return CHOICE_UNSET;
+     if (!strcmp(value, "off")) return CHOICE_OFF;
+     if (!strcmp(value, "auto")) return CHOICE_ANY;
+     if (AIP_Algorithm_from_name(value, &algorithm) == MPI_SUCCESS
+	 && algorithm != AIP_ALGORITHM_DEFAULT
+	 && algorithm != AIP_ALGORITHM_AUTO)
+	  return (int) algorithm;
+
+     MPI_Comm_rank(comm, &rank);
+     if (rank == 0 && !warned)
+	  fprintf(stderr, "fftw_mpi: %s='%s' is not one of hsa, lsa, "
+		  "mpich, auto, off; ignored\n", ENV_ALGORITHM, value);
+     warned = 1;
+     return CHOICE_UNSET;
+}
+
+/* The choice all processes of comm agree on (collective). */
+static int agreed_choice(MPI_Comm comm)
+{
+     static int warned = 0;
+     int mine = local_choice(comm), rank;
+     int bounds[2] = { mine, -mine }; /* max and -min in one reduction */
+
+     MPI_Allreduce(MPI_IN_PLACE, bounds, 2, MPI_INT, MPI_MAX, comm);
+     if (bounds[0] == -bounds[1])
+	  return mine;
+
+     MPI_Comm_rank(comm, &rank);
+     if (rank == 0 && !warned)
+	  fprintf(stderr, "fftw_mpi: %s differs among the processes; "
+		  "ignored\n", ENV_ALGORITHM);
+     warned = 1;
+     return CHOICE_UNSET;
+}
+
+/* The problems our solvers take: in place, and every process holding
+   exactly one block of each distribution, so that every pair exchanges
+   the same amount (an MPI_Alltoall).  Uneven distributions need the
+   irregular exchange and stay with FFTW's solvers. */
+int XM(transpose_inplace_shape_ok)(const problem_mpi_transpose *p)
+{
+     int n_pes;
+     MPI_Comm_size(p->comm, &n_pes);
+     return (p->I == p->O
+	     && ONLY_TRANSPOSEDP(p->flags)
+	     && p->nx == p->block * n_pes
+	     && p->ny == p->tblock * n_pes);
+}
+
+/* Whether the solver instance for `algorithm` may plan p (collective
+   over p->comm when the shape fits). */
+int XM(transpose_inplace_allowed)(const problem_mpi_transpose *p,
+				  int algorithm)
+{
+     int choice;
+     if (!XM(transpose_inplace_shape_ok)(p)) return 0;
+     choice = agreed_choice(p->comm);
+     return (choice == CHOICE_UNSET || choice == CHOICE_ANY
+	     || choice == algorithm);
+}
+
+/* Whether FFTW's own in-place transposes must leave p to our solvers:
+   with the planner flag or a forcing variable, and a shape we take. */
+int XM(transpose_inplace_preempts)(const problem_mpi_transpose *p,
+				   const planner *plnr)
+{
+     int choice;
+     if (!XM(transpose_inplace_shape_ok)(p)) return 0;
+     choice = agreed_choice(p->comm);
+     if (choice == CHOICE_OFF) return 0;
+     return choice != CHOICE_UNSET || INPLACE_ALLTOALLP(plnr);
+}
