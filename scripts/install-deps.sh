@@ -3,8 +3,11 @@
 # Idempotent: does nothing (not even apt-get update) when all are present.
 set -eu
 
+# FFTW's source comes from `apt-get source fftw3` (dpkg-dev, xz-utils), is
+# patched (patch) and checked with its own tests/check.pl (perl).
 PACKAGES="gcc make autoconf automake libtool pkg-config time
-openmpi-bin libopenmpi-dev mpich libmpich-dev"
+openmpi-bin libopenmpi-dev mpich libmpich-dev
+dpkg-dev xz-utils patch perl"
 
 missing=""
 for pkg in $PACKAGES; do

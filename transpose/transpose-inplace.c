@@ -27,15 +27,15 @@
  * Uneven distributions stay with transpose-pairwise, whose schedule sorts
  * the exchanges around the one process with unequal blocks.
  *
- * The local transposes are FFTW's own in-place rank-0 plans.  They are
- * planned with CONSERVE_MEMORY, under which FFTW refuses buffers over
- * max(64k reals, 1/9 of the data) even where it would otherwise accept
- * them; whether FFTW can do better is up to its rank-0 solvers.
+ * The local transposes are FFTW's own in-place rank-0 plans, as in
+ * transpose-pairwise.  Their buffers are FFTW's business: its rank-0
+ * transposes refuse buffers over max(64k reals, 1/9 of the data) except
+ * under FFTW_EXHAUSTIVE.  (Planning them with CONSERVE_MEMORY, which would
+ * extend that rule to EXHAUSTIVE, breaks FFTW_WISDOM_ONLY replanning.)
  *
- * The estimated cost adds the number of exchange steps to the local work,
- * so that under FFTW_ESTIMATE HSA is preferred to LSA and LSA to MPICH,
- * and FFTW's pairwise exchange to all of them unless the planner flag
- * FFTW_MPI_INPLACE_ALLTOALL asks for ours.  See
+ * Under FFTW_ESTIMATE, HSA is preferred to LSA and LSA to MPICH, and
+ * FFTW's pairwise exchange to all of them unless the planner flag
+ * FFTW_MPI_INPLACE_ALLTOALL asks for ours (estimate_rank).  See
  * transpose-inplace-choice.c for the flag and FFTW_MPI_INPLACE_ALGORITHM.
  */
 
@@ -166,17 +166,17 @@ static MPI_Datatype unit_type(INT unit)
      return type;
 }
 
-/* Exchange steps of each schedule on n_pes processes, for the cost
-   estimate: fewer messages, less latency. */
-static int exchange_steps(AIP_Algorithm algorithm, int n_pes)
+/* FFTW counts no cost for MPI (see transpose-pairwise's FIXME), so the
+   estimate only orders the choices: FFTW's pairwise exchange first when
+   the planner flag is absent, then HSA, LSA and MPICH, the order of the
+   paper's measurements.  Timing planners (MEASURE, PATIENT) decide by
+   measurement instead. */
+static double estimate_rank(AIP_Algorithm algorithm)
 {
-     int log2p = 0;
-     while ((1 << log2p) < n_pes) ++log2p;
      switch (algorithm) {
-	 case AIP_ALGORITHM_MPICH: return 2 * n_pes - 1;
-	 case AIP_ALGORITHM_LSA: return n_pes;
-	 default: /* HSA */
-	      return n_pes == (1 << log2p) ? n_pes - 1 : n_pes + log2p - 2;
+	 case AIP_ALGORITHM_HSA: return 1;
+	 case AIP_ALGORITHM_LSA: return 2;
+	 default: return 3;
      }
 }
 
@@ -187,7 +187,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      P *pln;
      plan *cld1 = 0, *cld2 = 0, *cld2rest = 0, *cld3 = 0;
      INT b, vn, unit, rest_Ioff, rest_Ooff;
-     int my_pe, n_pes, count;
+     int my_pe, count;
      R *I;
      static const plan_adt padt = {
 	  XM(transpose_solve), awake, print, destroy
@@ -206,7 +206,6 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 	  return (plan *) 0;
 
      MPI_Comm_rank(p->comm, &my_pe);
-     MPI_Comm_size(p->comm, &n_pes);
 
      if (!(p->flags & TRANSPOSED_IN)) { /* b x ny x vn -> ny x b x vn */
 	  cld1 = X(mkplan_f_d)(plnr,
@@ -215,21 +214,14 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 						      p->ny, vn, b * vn,
 						      vn, 1, 1),
 						     I, I),
-			       CONSERVE_MEMORY, 0, NO_SLOW);
+			       0, 0, NO_SLOW);
 	  if (XM(any_true)(!cld1, p->comm)) goto nada;
      }
 
-     {
-	  /* the post-transposes, with the same memory discipline */
-	  unsigned l = PLNR_L(plnr);
-	  int ok;
-	  PLNR_L(plnr) |= CONSERVE_MEMORY;
-	  ok = XM(mkplans_posttranspose)(p, plnr, I, I, my_pe,
-					 &cld2, &cld2rest, &cld3,
-					 &rest_Ioff, &rest_Ooff);
-	  PLNR_L(plnr) = l;
-	  if (XM(any_true)(!ok, p->comm)) goto nada;
-     }
+     if (XM(any_true)(!XM(mkplans_posttranspose)(p, plnr, I, I, my_pe,
+						 &cld2, &cld2rest, &cld3,
+						 &rest_Ioff, &rest_Ooff),
+		      p->comm)) goto nada;
 
      pln = MKPLAN_MPI_TRANSPOSE(P, &padt, apply);
 
@@ -251,7 +243,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      if (cld2) X(ops_add2)(&cld2->ops, &pln->super.super.ops);
      if (cld2rest) X(ops_add2)(&cld2rest->ops, &pln->super.super.ops);
      if (cld3) X(ops_add2)(&cld3->ops, &pln->super.super.ops);
-     pln->super.super.ops.other += exchange_steps(ego->algorithm, n_pes);
+     pln->super.super.ops.other += estimate_rank(ego->algorithm);
 
      return &(pln->super.super);
 
@@ -272,8 +264,7 @@ static solver *mksolver(AIP_Algorithm algorithm)
 }
 
 /* Registration order is the wisdom identity of each instance (reg_id):
-   append new algorithms, never reorder.  HSA first also makes it the
-   planner's pick among equal estimates. */
+   append new algorithms, never reorder. */
 void XM(transpose_inplace_register)(planner *p)
 {
      REGISTER_SOLVER(p, mksolver(AIP_ALGORITHM_HSA));

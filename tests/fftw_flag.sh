@@ -1,0 +1,57 @@
+#!/bin/sh
+# fftw_flag.sh - the planner flag and FFTW_MPI_INPLACE_ALGORITHM reach the
+# transposes inside an in-place 3D r2c plan (ir32x32x32, whose transposes
+# divide on 2 and 4 ranks).  Each case verifies the transform and checks
+# which transpose solvers the printed plan (-v2) contains.
+#
+# Environment (from make check): MPIRUN, MPIBENCH.
+set -u
+failures=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+# expect NAME NP REGEX [ENV=VALUE] -- MPI-BENCH OPTIONS: the plan has
+# mpi-transpose solvers, each matching REGEX; and if $message is set, the
+# output contains it.
+message=
+expect() {
+    name=$1 np=$2 want=$3
+    shift 3
+    env=
+    [ "$1" != -- ] && { env=$1; shift; }
+    shift
+    # shellcheck disable=SC2086 # env is one assignment or nothing
+    env $env $MPIRUN "$np" "$MPIBENCH" "$@" -v2 --verify ir32x32x32 > "$out" 2>&1
+    status=$?
+    got=$(grep -o 'mpi-transpose-[a-z/]*' "$out" | sort -u | tr '\n' ' ')
+    if [ "$status" -ne 0 ] || ! grep -q '^ir32x32x32 ' "$out" || [ -z "$got" ] ||
+       grep -o 'mpi-transpose-[a-z/]*' "$out" | grep -qvxE "$want" ||
+       { [ -n "$message" ] && ! grep -qF "$message" "$out"; }; then
+        echo "FAIL $name ($np ranks): expected '$want', got '$got' (exit $status)"
+        cat "$out"
+        failures=$((failures + 1))
+    else
+        echo "ok   $name ($np ranks): $got"
+    fi
+}
+
+for np in 2 4; do
+    expect "flag, estimate: HSA only" $np 'mpi-transpose-inplace/hsa' \
+        -- -o inplace -o estimate
+    expect "no flag, estimate: stock FFTW" $np 'mpi-transpose-pairwise' \
+        -- -o estimate
+    expect "flag, measure: ours only" $np \
+        'mpi-transpose-inplace/(hsa|lsa|mpich)' -- -o inplace
+    expect "environment lsa, no flag" $np 'mpi-transpose-inplace/lsa' \
+        FFTW_MPI_INPLACE_ALGORITHM=lsa -- -o estimate
+    expect "-o inplace=mpich" $np 'mpi-transpose-inplace/mpich' \
+        -- -o inplace=mpich -o estimate
+    expect "flag, environment off: stock FFTW" $np 'mpi-transpose-pairwise' \
+        FFTW_MPI_INPLACE_ALGORITHM=off -- -o inplace -o estimate
+done
+
+message="FFTW_MPI_INPLACE_ALGORITHM='bogus' is not one of"
+expect "unknown algorithm: warned, ignored" 2 'mpi-transpose-inplace/hsa' \
+    FFTW_MPI_INPLACE_ALGORITHM=bogus -- -o inplace -o estimate
+
+[ "$failures" -eq 0 ] || { echo "$failures cases failed"; exit 1; }

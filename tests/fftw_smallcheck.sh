@@ -1,0 +1,17 @@
+#!/bin/sh
+# fftw_smallcheck.sh - FFTW's own MPI checks (make -C mpi smallcheck:
+# tests/check.pl --mpi over random transforms on 1-4 ranks and on 3 ranks
+# with 2 threads, each verified against FFTW's reference) with each of our
+# algorithms forced through FFTW_MPI_INPLACE_ALGORITHM.  The random problems
+# that are uneven exercise the fallback to FFTW's pairwise transposes.
+#
+# Environment (from make check): MPIRUN, FFTW_BUILD.
+set -u
+for algorithm in hsa lsa mpich; do
+    echo "== FFTW smallcheck, FFTW_MPI_INPLACE_ALGORITHM=$algorithm"
+    if ! FFTW_MPI_INPLACE_ALGORITHM=$algorithm \
+         make -s -C "$FFTW_BUILD/mpi" smallcheck MPIRUN="$MPIRUN"; then
+        echo "FAIL: FFTW smallcheck with $algorithm"
+        exit 1
+    fi
+done
