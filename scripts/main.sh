@@ -1,23 +1,18 @@
 #!/bin/sh
-# main.sh [--mpi openmpi|mpich] [-n RANKS] [benchmark options...]
-# Install what is missing, build, and run the main job: the in-place
-# all-to-all benchmark (bench/alltoall_bench), which compares the MPI
-# library's out-of-place and in-place alltoall with our MPICH, LSA and HSA
-# algorithms, printing time, bandwidth and peak extra memory per rank.
-# Default: Open MPI, 2 ranks, 64 MiB per process.
+# main.sh [--mpi openmpi|mpich] [-n RANKS] [-s N|N0xN1xN2] [-p measure|estimate|patient]
+# Install what is missing, build liballtoall_inplace and the patched FFTW,
+# and run the main job (bench/fftw_inplace.sh): mpi-bench on an in-place 3D
+# real forward transform, stock FFTW in-place vs our HSA and LSA transposes
+# vs stock out-of-place, with time per transform, peak resident memory per
+# rank and the plan's transposes.  Default: Open MPI, ir256x256x256 on 2
+# ranks, FFTW_MEASURE; the paper's case is -s 512.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 mpi=openmpi
-np=2
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --mpi) mpi=$2; shift 2 ;;
-    -n) np=$2; shift 2 ;;
-    *) break ;;
-    esac
-done
-[ $# -gt 0 ] || set -- -s 64M -r 10
+case "${1:-}" in --mpi) mpi=$2; shift 2 ;; esac
 
 "$top/scripts/install-deps.sh"
 "$top/scripts/build.sh" "$mpi"
-exec "$top/build/$mpi/tests/mpirun.sh" "$np" "$top/build/$mpi/bench/alltoall_bench" "$@"
+export AIP_TEST_TIMEOUT="${AIP_TEST_TIMEOUT:-3600}" # 512^3 plans for minutes
+MPIRUN="$top/build/$mpi/tests/mpirun.sh" MPIBENCH="$top/build/$mpi/fftw/bin/mpi-bench" \
+    exec "$top/bench/fftw_inplace.sh" "$@"
