@@ -7,7 +7,7 @@
  * destination contiguous, the blocks are exchanged, and the post-transposes
  * of XM(mkplans_posttranspose) restore row-major (or TRANSPOSED_OUT) order.
  * transpose-pairwise exchanges block by block through a buffer of one
- * block, local size / processes, malloc'ed at every apply: 256 MiB per rank
+ * block, local size / processes, malloc'ed at every apply: 257 MiB per rank
  * for a 512^3 r2c transform on 2 processes.  Here the exchange is
  * AIP_Alltoall_opt of liballtoall_inplace, which moves every block
  * through a ring of at most $AIP_AUX_BYTES (1 MiB by default) whatever the
