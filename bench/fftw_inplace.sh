@@ -6,6 +6,8 @@
 #   stock in-place       FFTW's own transposes (FFTW_MPI_INPLACE_ALGORITHM=off)
 #   ours, HSA / LSA      -o inplace=hsa / -o inplace=lsa
 #   stock out-of-place   orN0xN1xN2, FFTW's own transposes
+#   ... destroying input dorN0xN1xN2 (FFTW_DESTROY_INPUT): FFTW's fastest,
+#                        MPI_Alltoall between two arrays
 #
 # printing the time per transform (min and median of mpi-bench's runs), the
 # largest peak resident memory of the ranks (VmHWM, from GNU time) in MiB
@@ -69,3 +71,4 @@ run "stock in-place" FFTW_MPI_INPLACE_ALGORITHM=off "ir$dims"
 run "ours, HSA" FFTW_MPI_INPLACE_ALGORITHM= "ir$dims" -o inplace=hsa
 run "ours, LSA" FFTW_MPI_INPLACE_ALGORITHM= "ir$dims" -o inplace=lsa
 run "stock out-of-place" FFTW_MPI_INPLACE_ALGORITHM=off "or$dims"
+run "... destroying input" FFTW_MPI_INPLACE_ALGORITHM=off "dor$dims"
