@@ -1,5 +1,5 @@
 #!/bin/bash
-# build-fftw.sh build|install|tree - the patched FFTW, as `make` and
+# build-fftw.sh build|install - the patched FFTW, as `make` and
 # `make install` of this project run it (see Makefile.am for the variables).
 #
 #   build    fetch or reuse the FFTW source, apply fftw-patches/, copy in
@@ -7,8 +7,7 @@
 #            liballtoall_inplace, then link the results (libraries, headers,
 #            fftw3_mpi.pc, mpi-bench) into $FFTW_STAGE of the build tree;
 #   install  `make install` FFTW under $PREFIX (honouring $DESTDIR), plus
-#            mpi-bench in $BINDIR;
-#   tree     print the directory of FFTW's build tree (for make -C ... check).
+#            mpi-bench in $BINDIR.
 #
 # A full FFTW build takes minutes, so configured trees are kept in
 # $FFTW_CACHE/fftw-<key>, the key being a hash of what changes the result
@@ -197,6 +196,5 @@ install_fftw() {
 case "$action" in
 build) build ;;
 install) install_fftw ;;
-tree) readlink -f "$FFTW_STAGE/build" ;;
-*) die "usage: build-fftw.sh build|install|tree" ;;
+*) die "usage: build-fftw.sh build|install" ;;
 esac

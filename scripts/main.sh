@@ -3,9 +3,10 @@
 # Install what is missing, build liballtoall_inplace and the patched FFTW,
 # and run the main job (bench/fftw_inplace.sh): mpi-bench on an in-place 3D
 # real forward transform, stock FFTW in-place vs our HSA and LSA transposes
-# vs stock out-of-place, with time per transform, peak resident memory per
-# rank and the plan's transposes.  Default: Open MPI, ir256x256x256 on 2
-# ranks, FFTW_MEASURE; the paper's case is -s 512.
+# vs stock out-of-place (preserving and destroying its input), with time per
+# transform, peak resident memory per rank and the plan's transposes.
+# Default: Open MPI, ir256x256x256 on 2 ranks, FFTW_MEASURE; the paper's
+# case is -s 512.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 mpi=openmpi

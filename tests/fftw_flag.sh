@@ -54,4 +54,21 @@ message="FFTW_MPI_INPLACE_ALGORITHM='bogus' is not one of"
 expect "unknown algorithm: warned, ignored" 2 'mpi-transpose-inplace/hsa' \
     FFTW_MPI_INPLACE_ALGORITHM=bogus -- -o inplace -o estimate
 
+# Processes that disagree on the variable would plan different transposes and
+# deadlock: it must be ignored, with a warning (MPMD launch, one value each).
+run_one="$MPIBENCH -o inplace -o estimate -v2 --verify ir32x32x32"
+# shellcheck disable=SC2086 # run_one is a word list
+$MPIRUN 1 env FFTW_MPI_INPLACE_ALGORITHM=lsa $run_one \
+    : -n 1 env FFTW_MPI_INPLACE_ALGORITHM=mpich $run_one > "$out" 2>&1
+status=$?
+got=$(grep -o 'mpi-transpose-[a-z/]*' "$out" | sort -u | tr '\n' ' ')
+if [ "$status" -eq 0 ] && grep -q 'differs among the processes; ignored' "$out" &&
+   [ "$got" = 'mpi-transpose-inplace/hsa ' ]; then
+    echo "ok   processes disagree: warned, the flag decides: $got"
+else
+    echo "FAIL processes disagree: expected a warning and HSA, got '$got' (exit $status)"
+    cat "$out"
+    failures=$((failures + 1))
+fi
+
 [ "$failures" -eq 0 ] || { echo "$failures cases failed"; exit 1; }

@@ -87,7 +87,7 @@ static int agreed_choice(MPI_Comm comm)
    exactly one block of each distribution, so that every pair exchanges
    the same amount (an MPI_Alltoall).  Uneven distributions need the
    irregular exchange and stay with FFTW's solvers. */
-int XM(transpose_inplace_shape_ok)(const problem_mpi_transpose *p)
+static int shape_ok(const problem_mpi_transpose *p)
 {
      int n_pes;
      MPI_Comm_size(p->comm, &n_pes);
@@ -103,7 +103,7 @@ int XM(transpose_inplace_allowed)(const problem_mpi_transpose *p,
 				  int algorithm)
 {
      int choice;
-     if (!XM(transpose_inplace_shape_ok)(p)) return 0;
+     if (!shape_ok(p)) return 0;
      choice = agreed_choice(p->comm);
      return (choice == CHOICE_UNSET || choice == CHOICE_ANY
 	     || choice == algorithm);
@@ -115,7 +115,7 @@ int XM(transpose_inplace_preempts)(const problem_mpi_transpose *p,
 				   const planner *plnr)
 {
      int choice;
-     if (!XM(transpose_inplace_shape_ok)(p)) return 0;
+     if (!shape_ok(p)) return 0;
      choice = agreed_choice(p->comm);
      if (choice == CHOICE_OFF) return 0;
      return choice != CHOICE_UNSET || INPLACE_ALLTOALLP(plnr);

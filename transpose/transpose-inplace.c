@@ -28,10 +28,11 @@
  * the exchanges around the one process with unequal blocks.
  *
  * The local transposes are FFTW's own in-place rank-0 plans, as in
- * transpose-pairwise.  Their buffers are FFTW's business: its rank-0
- * transposes refuse buffers over max(64k reals, 1/9 of the data) except
- * under FFTW_EXHAUSTIVE.  (Planning them with CONSERVE_MEMORY, which would
- * extend that rule to EXHAUSTIVE, breaks FFTW_WISDOM_ONLY replanning.)
+ * transpose-pairwise, with FFTW's buffers: rdft/vrank3-transpose.c refuses
+ * gcd/toms513 buffers over max(64k reals, 1/9 of the data) except under
+ * FFTW_EXHAUSTIVE, and sizes transpose-cut's after that check.  (Planning
+ * them with CONSERVE_MEMORY, which would extend the rule to EXHAUSTIVE,
+ * broke FFTW_WISDOM_ONLY replanning on the second process.)
  *
  * Under FFTW_ESTIMATE, HSA is preferred to LSA and LSA to MPICH, and
  * FFTW's pairwise exchange to all of them unless the planner flag
