@@ -16,11 +16,13 @@
  * consecutive bytes (predefined types without padding, and derived types
  * built so).  Datatypes with holes are refused with MPI_ERR_TYPE.
  *
- * Algorithms (Hofmann & Ruenger, EuroMPI 2013):
+ * Algorithms of the symmetric exchanges (Hofmann & Ruenger, EuroMPI 2013):
  *   mpich  the algorithm of MPICH's in-place alltoall (2p-1 steps), baseline
  *   lsa    Linear Shift Algorithm (at most p steps)
  *   hsa    Hierarchical Sets Algorithm (at most p + ceil(log2 p) - 2 steps)
  *   auto   the library chooses (see README)
+ * AIP_Alltoallv_general is the general (irregular) exchange of Hofmann &
+ * Ruenger, EuroMPI 2010: any counts and displacements on both sides.
  */
 #ifndef ALLTOALL_INPLACE_H
 #define ALLTOALL_INPLACE_H
@@ -45,21 +47,49 @@ typedef enum AIP_Algorithm {
 /* Value of AIP_Options.aux_bytes meaning "$AIP_AUX_BYTES if set, else 1 MiB". */
 #define AIP_AUX_BYTES_DEFAULT (-1LL)
 
+/* How AIP_Alltoallv_general shares its budget among the ranks it receives from. */
+typedef enum AIP_Aux_strategy {
+    AIP_AUX_STRATEGY_DEFAULT = 0, /* $AIP_AUX_STRATEGY if set, else pool */
+    AIP_AUX_STRATEGY_STATIC  = 1, /* the paper's: b equal buffers, rank j uses buffer j mod b,
+                                     first come, first served */
+    AIP_AUX_STRATEGY_POOL    = 2  /* one pool, shared out fairly at each phase among the
+                                     ranks whose data does not fit yet */
+} AIP_Aux_strategy;
+
+/* How AIP_Alltoallv_general's processes ask each other for data at each phase. */
+typedef enum AIP_Requests {
+    AIP_REQUESTS_DEFAULT  = 0, /* $AIP_REQUESTS if set, else p2p */
+    AIP_REQUESTS_P2P      = 1, /* a message to each rank that still has data for me */
+    AIP_REQUESTS_ALLTOALL = 2  /* one MPI_Alltoall of all requests (the paper's) */
+} AIP_Requests;
+
 /*
  * Per-call options.  Initialise with AIP_OPTIONS_INIT (or AIP_Options_init)
- * and change only what you need; fields left at their DEFAULT value follow
- * the environment variables AIP_ALGORITHM and AIP_AUX_BYTES.
+ * and change only what you need; fields left at their DEFAULT value (or 0)
+ * follow the environment variables AIP_ALGORITHM, AIP_AUX_BYTES,
+ * AIP_AUX_STRATEGY, AIP_AUX_BUFFERS and AIP_REQUESTS (README, tunables.h).
  *
  * aux_bytes: extra memory a call may use on this process, in bytes.  0 means
  * the smallest workable buffer.  Budgets may differ between processes; the
- * message chunk size follows the smallest one.
+ * message chunk size of the symmetric exchanges follows the smallest one.
+ *
+ * AIP_Alltoallv_general only:
+ * aux_strategy, aux_buffers: how the budget is shared (AIP_Aux_strategy);
+ *   aux_buffers is b of the static strategy, 0 meaning $AIP_AUX_BUFFERS if
+ *   set, else max(1, p/8).
+ * requests: how requests travel (AIP_Requests); the same on every rank.
  */
 typedef struct AIP_Options {
     AIP_Algorithm algorithm;
     long long aux_bytes;
+    AIP_Aux_strategy aux_strategy;
+    int aux_buffers;
+    AIP_Requests requests;
 } AIP_Options;
 
-#define AIP_OPTIONS_INIT { AIP_ALGORITHM_DEFAULT, AIP_AUX_BYTES_DEFAULT }
+#define AIP_OPTIONS_INIT                                                                      \
+    { AIP_ALGORITHM_DEFAULT, AIP_AUX_BYTES_DEFAULT, AIP_AUX_STRATEGY_DEFAULT,                 \
+      0, AIP_REQUESTS_DEFAULT }
 
 void AIP_Options_init(AIP_Options *options);
 
@@ -97,6 +127,26 @@ int AIP_Alltoallv(void *buf, const int counts[], const int displs[],
 int AIP_Alltoallw(void *buf, const int counts[], const int displs[],
                   const MPI_Datatype datatypes[], MPI_Comm comm);
 
+/*
+ * In-place general MPI_Alltoallv: the message for rank j is sendcounts[j]
+ * elements at buf + sdispls[j] * extent(datatype); the message from rank j
+ * replaces them, stored as recvcounts[j] elements at buf + rdispls[j] *
+ * extent.  Counts and displacements are arbitrary (MPI_IN_PLACE only allows
+ * the symmetric case): sendcounts[j] on this rank must describe as many
+ * bytes as recvcounts[me] on rank j, displacements are >= 0, send regions
+ * must not overlap each other, nor receive regions each other; a send region
+ * may overlap any receive regions.  Bytes of buf in no receive region are
+ * undefined afterwards; the others hold what was received.
+ *
+ * Extra memory: the aux budget plus O(p) integers, whatever the message
+ * sizes (Hofmann & Ruenger, "An In-place Algorithm for Irregular All-to-All
+ * Communication with Limited Memory", EuroMPI 2010).  options->algorithm is
+ * not used.
+ */
+int AIP_Alltoallv_general(void *buf, const int sendcounts[], const int sdispls[],
+                          const int recvcounts[], const int rdispls[], MPI_Datatype datatype,
+                          MPI_Comm comm);
+
 /* The same with per-call options (NULL means AIP_OPTIONS_INIT). */
 int AIP_Alltoall_opt(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
                      const AIP_Options *options);
@@ -105,6 +155,16 @@ int AIP_Alltoallv_opt(void *buf, const int counts[], const int displs[],
 int AIP_Alltoallw_opt(void *buf, const int counts[], const int displs[],
                       const MPI_Datatype datatypes[], MPI_Comm comm,
                       const AIP_Options *options);
+int AIP_Alltoallv_general_opt(void *buf, const int sendcounts[], const int sdispls[],
+                              const int recvcounts[], const int rdispls[],
+                              MPI_Datatype datatype, MPI_Comm comm, const AIP_Options *options);
+
+/* Names as the environment variables take them: "static", "pool"; "p2p",
+ * "alltoall".  NULL / MPI_ERR_ARG for unknown values. */
+const char *AIP_Aux_strategy_name(AIP_Aux_strategy strategy);
+int AIP_Aux_strategy_from_name(const char *name, AIP_Aux_strategy *strategy);
+const char *AIP_Requests_name(AIP_Requests requests);
+int AIP_Requests_from_name(const char *name, AIP_Requests *requests);
 
 #ifdef __cplusplus
 }

@@ -87,7 +87,7 @@ int aip_call_run(aip_call *call, const AIP_Options *options)
     aip_agreement agreement;
     MPI_Comm private_comm;
     aip_workspace space = { NULL, 0, NULL, 0 };
-    char why[160];
+    char why[320];
     int *peers = NULL, err;
     size_t total = 0;
 

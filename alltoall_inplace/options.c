@@ -47,6 +47,50 @@ static long long parse_bytes(const char *text)
     return value << shift;
 }
 
+static const char *const aux_strategy_names[] = { "default", "static", "pool" };
+static const char *const requests_names[] = { "default", "p2p", "alltoall" };
+#define N_NAMES(names) ((int)(sizeof names / sizeof names[0]))
+
+static int index_of(const char *name, const char *const names[], int n)
+{
+    for (int i = 0; name && i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+const char *AIP_Aux_strategy_name(AIP_Aux_strategy strategy)
+{
+    return (int)strategy >= 0 && (int)strategy < N_NAMES(aux_strategy_names)
+               ? aux_strategy_names[strategy]
+               : NULL;
+}
+
+int AIP_Aux_strategy_from_name(const char *name, AIP_Aux_strategy *strategy)
+{
+    int i = index_of(name, aux_strategy_names, N_NAMES(aux_strategy_names));
+    if (i < 0)
+        return MPI_ERR_ARG;
+    *strategy = (AIP_Aux_strategy)i;
+    return MPI_SUCCESS;
+}
+
+const char *AIP_Requests_name(AIP_Requests requests)
+{
+    return (int)requests >= 0 && (int)requests < N_NAMES(requests_names)
+               ? requests_names[requests]
+               : NULL;
+}
+
+int AIP_Requests_from_name(const char *name, AIP_Requests *requests)
+{
+    int i = index_of(name, requests_names, N_NAMES(requests_names));
+    if (i < 0)
+        return MPI_ERR_ARG;
+    *requests = (AIP_Requests)i;
+    return MPI_SUCCESS;
+}
+
 void AIP_Options_init(AIP_Options *options)
 {
     const AIP_Options init = AIP_OPTIONS_INIT;
@@ -84,12 +128,52 @@ int aip_options_resolve(const AIP_Options *options, AIP_Options *resolved, char 
         snprintf(why, why_size, "options->aux_bytes = %lld is negative", resolved->aux_bytes);
         return MPI_ERR_ARG;
     }
+
+    if (resolved->aux_strategy == AIP_AUX_STRATEGY_DEFAULT) {
+        const char *name = tunable_aux_strategy();
+        if (AIP_Aux_strategy_from_name(name, &resolved->aux_strategy) != MPI_SUCCESS ||
+            resolved->aux_strategy == AIP_AUX_STRATEGY_DEFAULT) {
+            snprintf(why, why_size, "\"%s\" is not valid; %s", name, help_aux_strategy);
+            return MPI_ERR_ARG;
+        }
+    } else if (!AIP_Aux_strategy_name(resolved->aux_strategy)) {
+        snprintf(why, why_size, "options->aux_strategy = %d is not an AIP_Aux_strategy",
+                 (int)resolved->aux_strategy);
+        return MPI_ERR_ARG;
+    }
+
+    if (resolved->aux_buffers == 0) {
+        const char *text = tunable_aux_buffers();
+        char *end;
+        long value = strtol(text, &end, 10);
+        if (end == text || *end || value < 0 || value > INT_MAX) {
+            snprintf(why, why_size, "\"%s\" is not valid; %s", text, help_aux_buffers);
+            return MPI_ERR_ARG;
+        }
+        resolved->aux_buffers = (int)value; /* 0 stays: p/8, decided per call */
+    } else if (resolved->aux_buffers < 0) {
+        snprintf(why, why_size, "options->aux_buffers = %d is negative", resolved->aux_buffers);
+        return MPI_ERR_ARG;
+    }
+
+    if (resolved->requests == AIP_REQUESTS_DEFAULT) {
+        const char *name = tunable_requests();
+        if (AIP_Requests_from_name(name, &resolved->requests) != MPI_SUCCESS ||
+            resolved->requests == AIP_REQUESTS_DEFAULT) {
+            snprintf(why, why_size, "\"%s\" is not valid; %s", name, help_requests);
+            return MPI_ERR_ARG;
+        }
+    } else if (!AIP_Requests_name(resolved->requests)) {
+        snprintf(why, why_size, "options->requests = %d is not an AIP_Requests",
+                 (int)resolved->requests);
+        return MPI_ERR_ARG;
+    }
     return MPI_SUCCESS;
 }
 
 int AIP_Options_resolve(const AIP_Options *options, AIP_Options *resolved)
 {
-    char why[160];
+    char why[320];
     return aip_options_resolve(options, resolved, why, sizeof why);
 }
 

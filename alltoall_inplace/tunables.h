@@ -17,6 +17,14 @@
     X(aux_bytes, "AIP_AUX_BYTES", "1M",                                                 \
       "extra memory per process and call, in bytes (suffix K, M or G for KiB, MiB, "    \
       "GiB); 0 = the smallest workable buffer")                                         \
+    X(aux_strategy, "AIP_AUX_STRATEGY", "pool",                                         \
+      "AIP_Alltoallv_general's use of the budget: static (b buffers, rank j in buffer "  \
+      "j mod b) | pool (one pool shared out at each phase)")                            \
+    X(aux_buffers, "AIP_AUX_BUFFERS", "0",                                              \
+      "b, the number of buffers of the static strategy; 0 = max(1, p/8)")              \
+    X(requests, "AIP_REQUESTS", "p2p",                                                  \
+      "AIP_Alltoallv_general's request exchange: p2p (messages to the ranks still "     \
+      "exchanging with me) | alltoall (one MPI_Alltoall per phase)")                   \
     X(debug, "AIP_DEBUG", "0",                                                          \
       "1: rank 0 prints each call's algorithm, budget and chunk size to stderr")
 

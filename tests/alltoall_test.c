@@ -305,7 +305,9 @@ int main(int argc, char **argv)
                 continue;
             for (int a = 0; a < n_algorithms; a++)
                 for (int b = 0; b < n_budgets; b++) {
-                    AIP_Options opt = { algorithms[a], budgets[b] };
+                    AIP_Options opt = AIP_OPTIONS_INIT;
+                    opt.algorithm = algorithms[a];
+                    opt.aux_bytes = budgets[b];
                     run_case(&t, (api_kind)api, &types[(a + b) % n_types], &opt);
                 }
         }

@@ -43,7 +43,9 @@ int main(int argc, char **argv)
     const AIP_Algorithm algorithms[] = { AIP_ALGORITHM_MPICH, AIP_ALGORITHM_LSA,
                                          AIP_ALGORITHM_HSA };
     for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; a++) {
-        AIP_Options opt = { algorithms[a], budget };
+        AIP_Options opt = AIP_OPTIONS_INIT;
+        opt.algorithm = algorithms[a];
+        opt.aux_bytes = budget;
         for (int j = 0; j < size; j++)
             for (size_t k = 0; k < count; k++)
                 buf[j * count + k] = element(rank, j, k);
