@@ -40,16 +40,21 @@ typedef struct aip_call {
     char *buf;
     MPI_Comm comm;  /* the caller's communicator */
     int rank, size;
-    aip_block *blocks; /* one per rank */
+    aip_block *blocks; /* one per rank; the send blocks of a general call */
+    aip_block *recv_blocks; /* the receive blocks of a general call; NULL if symmetric */
     int error;         /* first error found on this rank: an MPI error class, or MPI_SUCCESS */
     char message[320]; /* what was wrong */
 } aip_call;
 
 /* call.c */
-int aip_call_begin(aip_call *call, const char *fn, void *buf, MPI_Comm comm);
-void aip_call_set_block(aip_call *call, int peer, int count, const aip_type_info *type,
-                        MPI_Aint displacement, const char *what);
+/* general: the call has separate receive blocks (AIP_Alltoallv_general). */
+int aip_call_begin(aip_call *call, const char *fn, void *buf, MPI_Comm comm, int general);
+void aip_call_set_block(aip_call *call, aip_block *blocks, int peer, int count,
+                        const aip_type_info *type, MPI_Aint displacement, const char *what);
+void aip_call_free(aip_call *call);
 int aip_call_run(aip_call *call, const AIP_Options *options);
+/* Report an error an MPI call returned during `what`; returns its class. */
+int aip_raise_mpi_error(aip_call *call, int err, const char *what);
 
 /* errors.c: the one error idiom.  Record the first local error of a call... */
 void aip_call_error(aip_call *call, int error_class, const char *format, ...)
@@ -61,12 +66,16 @@ int aip_raise(MPI_Comm comm, int error_class, const char *fn, const char *messag
 typedef struct aip_agreement {
     int error;               /* MPI_SUCCESS or the class every rank returns */
     int mismatch;            /* block sizes of some pair differ */
-    AIP_Algorithm algorithm; /* requested, the same on every rank if error == MPI_SUCCESS */
+    int choice;              /* what all ranks must choose alike (the algorithm, ...) */
     long long min_aux_bytes; /* smallest budget of all ranks */
 } aip_agreement;
-void aip_check_overlap(aip_call *call);
-int aip_check_collective(aip_call *call, MPI_Comm private_comm, AIP_Algorithm algorithm,
-                         long long aux_bytes, aip_agreement *agreement);
+/* Blocks of one kind ("", "send ", "receive ") must not overlap each other. */
+void aip_check_overlap(aip_call *call, const aip_block *blocks, const char *kind);
+/* choice: an option all ranks must give alike, named by choice_name for
+ * the message if they do not. */
+int aip_check_collective(aip_call *call, MPI_Comm private_comm, int choice,
+                         const char *choice_name, long long aux_bytes,
+                         aip_agreement *agreement);
 int aip_report_mismatch(aip_call *call, MPI_Comm private_comm);
 
 /* comm.c: the duplicate of a user communicator that carries our messages. */

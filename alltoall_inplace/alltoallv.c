@@ -10,7 +10,7 @@ int AIP_Alltoallv_opt(void *buf, const int counts[], const int displs[], MPI_Dat
     aip_type_info type;
     int err;
 
-    if ((err = aip_call_begin(&call, "AIP_Alltoallv", buf, comm)) != MPI_SUCCESS)
+    if ((err = aip_call_begin(&call, "AIP_Alltoallv", buf, comm, 0)) != MPI_SUCCESS)
         return err;
     if (!counts || !displs)
         aip_call_error(&call, MPI_ERR_ARG, "%s is NULL", counts ? "displs" : "counts");
@@ -20,7 +20,7 @@ int AIP_Alltoallv_opt(void *buf, const int counts[], const int displs[], MPI_Dat
         if (counts[j] < 0)
             aip_call_error(&call, MPI_ERR_COUNT, "counts[%d] = %d is negative", j, counts[j]);
         else
-            aip_call_set_block(&call, j, counts[j], &type, (MPI_Aint)displs[j] * type.extent,
+            aip_call_set_block(&call, call.blocks, j, counts[j], &type, (MPI_Aint)displs[j] * type.extent,
                                "datatype");
     }
     return aip_call_run(&call, options);

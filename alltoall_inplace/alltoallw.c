@@ -15,7 +15,7 @@ int AIP_Alltoallw_opt(void *buf, const int counts[], const int displs[],
     char what[32];
     int err;
 
-    if ((err = aip_call_begin(&call, "AIP_Alltoallw", buf, comm)) != MPI_SUCCESS)
+    if ((err = aip_call_begin(&call, "AIP_Alltoallw", buf, comm, 0)) != MPI_SUCCESS)
         return err;
     if (!counts || !displs || !datatypes)
         aip_call_error(&call, MPI_ERR_ARG, "%s is NULL",
@@ -29,7 +29,7 @@ int AIP_Alltoallw_opt(void *buf, const int counts[], const int displs[],
                 aip_call_error(&call, MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL or not valid", what);
             analysed = datatypes[j];
         }
-        aip_call_set_block(&call, j, counts[j], &type, displs[j], what);
+        aip_call_set_block(&call, call.blocks, j, counts[j], &type, displs[j], what);
     }
     return aip_call_run(&call, options);
 }

@@ -9,7 +9,7 @@
 
 #include "aip_internal.h"
 
-int aip_call_begin(aip_call *call, const char *fn, void *buf, MPI_Comm comm)
+int aip_call_begin(aip_call *call, const char *fn, void *buf, MPI_Comm comm, int general)
 {
     int inter;
 
@@ -29,13 +29,21 @@ int aip_call_begin(aip_call *call, const char *fn, void *buf, MPI_Comm comm)
                          "all-to-all on them either)");
     MPI_Comm_rank(comm, &call->rank);
     MPI_Comm_size(comm, &call->size);
-    if (!(call->blocks = calloc((size_t)call->size, sizeof *call->blocks)))
+    if (!(call->blocks = calloc((size_t)call->size, sizeof *call->blocks)) ||
+        (general && !(call->recv_blocks = calloc((size_t)call->size, sizeof *call->blocks))))
         aip_call_error(call, MPI_ERR_NO_MEM, "cannot allocate %d block descriptors", call->size);
     return MPI_SUCCESS;
 }
 
-void aip_call_set_block(aip_call *call, int peer, int count, const aip_type_info *type,
-                        MPI_Aint displacement, const char *what)
+void aip_call_free(aip_call *call)
+{
+    free(call->blocks);
+    free(call->recv_blocks);
+    call->blocks = call->recv_blocks = NULL;
+}
+
+void aip_call_set_block(aip_call *call, aip_block *blocks, int peer, int count,
+                        const aip_type_info *type, MPI_Aint displacement, const char *what)
 {
     MPI_Count bytes = (MPI_Count)count * type->size;
 
@@ -54,8 +62,8 @@ void aip_call_set_block(aip_call *call, int peer, int count, const aip_type_info
                        call->buf ? "MPI_IN_PLACE" : "NULL", peer, (long long)bytes);
         return;
     }
-    call->blocks[peer].offset = displacement + type->true_lb;
-    call->blocks[peer].bytes = bytes;
+    blocks[peer].offset = displacement + type->true_lb;
+    blocks[peer].bytes = bytes;
 }
 
 static size_t min_size(size_t a, size_t b)
@@ -70,7 +78,7 @@ static size_t chunk_bytes_for(long long budget)
     return chunk < 1 ? 1 : chunk > AIP_CHUNK_BYTES_MAX ? (size_t)AIP_CHUNK_BYTES_MAX : (size_t)chunk;
 }
 
-static int raise_mpi_error(aip_call *call, int err, const char *what)
+int aip_raise_mpi_error(aip_call *call, int err, const char *what)
 {
     char text[MPI_MAX_ERROR_STRING];
     int length, error_class;
@@ -94,7 +102,7 @@ int aip_call_run(aip_call *call, const AIP_Options *options)
     if (aip_options_resolve(options, &opt, why, sizeof why) != MPI_SUCCESS)
         aip_call_error(call, MPI_ERR_ARG, "%s", why);
     if (call->error == MPI_SUCCESS)
-        aip_check_overlap(call);
+        aip_check_overlap(call, call->blocks, "");
 
     /* Everything that can fail locally is done before the agreement. */
     long long budget = opt.aux_bytes > 0 ? opt.aux_bytes : AIP_AUX_BYTES_MIN;
@@ -110,9 +118,10 @@ int aip_call_run(aip_call *call, const AIP_Options *options)
                        aux_bytes);
 
     if ((err = aip_private_comm(call->comm, &private_comm)) != MPI_SUCCESS ||
-        (err = aip_check_collective(call, private_comm, opt.algorithm, budget, &agreement)) !=
-            MPI_SUCCESS) {
-        err = raise_mpi_error(call, err, "the argument check failed");
+        (err = aip_check_collective(call, private_comm, (int)opt.algorithm,
+                                    "algorithms (AIP_ALGORITHM or options->algorithm)", budget,
+                                    &agreement)) != MPI_SUCCESS) {
+        err = aip_raise_mpi_error(call, err, "the argument check failed");
         goto out;
     }
     if (agreement.error != MPI_SUCCESS) {
@@ -123,8 +132,8 @@ int aip_call_run(aip_call *call, const AIP_Options *options)
         goto out;
     }
 
-    AIP_Algorithm algorithm =
-        agreement.algorithm == AIP_ALGORITHM_AUTO ? aip_decide(call->size) : agreement.algorithm;
+    AIP_Algorithm algorithm = agreement.choice == AIP_ALGORITHM_AUTO ? aip_decide(call->size)
+                                                                     : (AIP_Algorithm)agreement.choice;
     const aip_schedule *schedule = aip_algorithm_schedule(algorithm);
     size_t chunk_bytes = chunk_bytes_for(agreement.min_aux_bytes);
 
@@ -133,18 +142,18 @@ int aip_call_run(aip_call *call, const AIP_Options *options)
                 "alltoall_inplace: %s on %d ranks: %s%s, aux buffer %zu bytes on rank 0, "
                 "chunks of %zu bytes\n",
                 call->fn, call->size, schedule->name,
-                agreement.algorithm == AIP_ALGORITHM_AUTO ? " (auto)" : "", aux_bytes,
+                agreement.choice == AIP_ALGORITHM_AUTO ? " (auto)" : "", aux_bytes,
                 chunk_bytes);
 
     schedule->fill(call->rank, call->size, peers);
     err = aip_exchange(call->buf, call->blocks, peers, schedule->nsteps(call->size), &space,
                        chunk_bytes, private_comm);
     if (err != MPI_SUCCESS)
-        err = raise_mpi_error(call, err, "the exchange failed");
+        err = aip_raise_mpi_error(call, err, "the exchange failed");
 
 out:
     aip_workspace_free(&space);
     free(peers);
-    free(call->blocks);
+    aip_call_free(call);
     return err;
 }

@@ -12,9 +12,12 @@
  *     ranks is sum over pairs of key * (bytes(r->j) - bytes(j->r)) mod 2^64:
  *     zero when all pairs match, and never zero when a single pair differs
  *     (an odd key is invertible mod 2^64); several differing pairs cancel
- *     only by a 2^-64 accident;
- *   - the requested algorithm (ranks must run the same schedule) and the
- *     smallest aux budget (partners must cut blocks into the same chunks).
+ *     only by a 2^-64 accident.  A general call (separate receive blocks)
+ *     adds key(r,j) * sent(r->j) and subtracts key(j,r) * received(r<-j),
+ *     with one odd key per ordered pair: the same argument;
+ *   - an option all must choose alike (the algorithm: ranks must run the
+ *     same schedule) and the smallest aux budget (partners must cut blocks
+ *     into the same chunks).
  * Only when the checksum says "mismatch" does an MPI_Alltoall of the sizes
  * find the pairs to name.
  */
@@ -38,7 +41,7 @@ static int compare_offsets(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-void aip_check_overlap(aip_call *call)
+void aip_check_overlap(aip_call *call, const aip_block *blocks, const char *kind)
 {
     placed_block *sorted = malloc(sizeof *sorted * (size_t)call->size);
     int n = 0;
@@ -48,16 +51,16 @@ void aip_check_overlap(aip_call *call)
         return;
     }
     for (int j = 0; j < call->size; j++)
-        if (call->blocks[j].bytes > 0)
-            sorted[n++] = (placed_block){ call->blocks[j].offset, call->blocks[j].bytes, j };
+        if (blocks[j].bytes > 0)
+            sorted[n++] = (placed_block){ blocks[j].offset, blocks[j].bytes, j };
     qsort(sorted, (size_t)n, sizeof *sorted, compare_offsets);
     for (int i = 1; i < n; i++) {
         const placed_block *prev = &sorted[i - 1], *next = &sorted[i];
         if (prev->offset + (MPI_Aint)prev->bytes > next->offset) {
             aip_call_error(call, MPI_ERR_ARG,
-                           "the blocks for ranks %d (bytes %lld..%lld) and %d (bytes %lld..%lld) "
-                           "overlap",
-                           prev->peer, (long long)prev->offset,
+                           "the %sblocks for ranks %d (bytes %lld..%lld) and %d (bytes "
+                           "%lld..%lld) overlap",
+                           kind, prev->peer, (long long)prev->offset,
                            (long long)(prev->offset + prev->bytes) - 1, next->peer,
                            (long long)next->offset, (long long)(next->offset + next->bytes) - 1);
             break;
@@ -79,8 +82,8 @@ enum {
     SUM_CHECKSUM = SUM_ERRORS + N_CLASSES,
     N_SUMS,
     MIN_AUX_BYTES = N_SUMS,
-    MIN_ALGORITHM,
-    MIN_NEGATED_ALGORITHM, /* UINT64_MAX - algorithm: its minimum gives the maximum */
+    MIN_CHOICE,
+    MIN_NEGATED_CHOICE, /* UINT64_MAX - choice: its minimum gives the maximum */
     N_WORDS
 };
 
@@ -115,8 +118,9 @@ static uint64_t pair_key(uint64_t lo, uint64_t hi)
     return (z ^ (z >> 31)) | 1;
 }
 
-int aip_check_collective(aip_call *call, MPI_Comm private_comm, AIP_Algorithm algorithm,
-                         long long aux_bytes, aip_agreement *agreement)
+int aip_check_collective(aip_call *call, MPI_Comm private_comm, int choice,
+                         const char *choice_name, long long aux_bytes,
+                         aip_agreement *agreement)
 {
     uint64_t words[N_WORDS] = { 0 };
     int err;
@@ -128,6 +132,13 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, AIP_Algorithm al
         words[SUM_ERRORS + c] = 1;
     }
     for (int j = 0; call->blocks && j < call->size; j++) { /* NULL: out of memory, reported */
+        if (call->recv_blocks) {
+            words[SUM_CHECKSUM] += pair_key((uint64_t)call->rank, (uint64_t)j) *
+                                       (uint64_t)call->blocks[j].bytes -
+                                   pair_key((uint64_t)j, (uint64_t)call->rank) *
+                                       (uint64_t)call->recv_blocks[j].bytes;
+            continue;
+        }
         if (j == call->rank)
             continue;
         uint64_t lo = (uint64_t)(j < call->rank ? j : call->rank);
@@ -136,8 +147,8 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, AIP_Algorithm al
         words[SUM_CHECKSUM] += j > call->rank ? term : -term;
     }
     words[MIN_AUX_BYTES] = (uint64_t)aux_bytes;
-    words[MIN_ALGORITHM] = (uint64_t)algorithm;
-    words[MIN_NEGATED_ALGORITHM] = UINT64_MAX - (uint64_t)algorithm;
+    words[MIN_CHOICE] = (uint64_t)choice;
+    words[MIN_NEGATED_CHOICE] = UINT64_MAX - (uint64_t)choice;
 
     pthread_once(&check_op_once, create_check_op);
     if (check_op == MPI_OP_NULL)
@@ -155,15 +166,15 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, AIP_Algorithm al
         agreement->error = MPI_ERR_TYPE;
         agreement->mismatch = 1;
     }
-    agreement->algorithm = (AIP_Algorithm)words[MIN_ALGORITHM];
+    agreement->choice = (int)words[MIN_CHOICE];
     agreement->min_aux_bytes = (long long)words[MIN_AUX_BYTES];
     if (agreement->error == MPI_SUCCESS &&
-        words[MIN_ALGORITHM] != UINT64_MAX - words[MIN_NEGATED_ALGORITHM]) {
+        words[MIN_CHOICE] != UINT64_MAX - words[MIN_NEGATED_CHOICE]) {
         agreement->error = MPI_ERR_ARG;
         if (call->rank == 0)
             aip_call_error(call, MPI_ERR_ARG,
-                           "the ranks asked for different algorithms (AIP_ALGORITHM or "
-                           "options->algorithm); all must run the same");
+                           "the ranks asked for different %s; all must choose the same",
+                           choice_name);
     }
     return MPI_SUCCESS;
 }
@@ -180,7 +191,16 @@ int aip_report_mismatch(aip_call *call, MPI_Comm private_comm)
             mine[j] = (long long)call->blocks[j].bytes;
         err = MPI_Alltoall(mine, 1, MPI_LONG_LONG, theirs, 1, MPI_LONG_LONG, private_comm);
     }
-    for (int j = call->rank + 1; err == MPI_SUCCESS && j < call->size; j++)
+    for (int j = 0; err == MPI_SUCCESS && call->recv_blocks && j < call->size; j++)
+        if (theirs[j] != (long long)call->recv_blocks[j].bytes) {
+            aip_call_error(call, MPI_ERR_TYPE,
+                           "rank %d sends me %lld bytes but my receive block for it has %lld "
+                           "(the counts and datatypes of a pair must describe the same "
+                           "number of bytes)",
+                           j, theirs[j], (long long)call->recv_blocks[j].bytes);
+            break;
+        }
+    for (int j = call->rank + 1; err == MPI_SUCCESS && !call->recv_blocks && j < call->size; j++)
         if (mine[j] != theirs[j]) {
             aip_call_error(call, MPI_ERR_TYPE,
                            "my block for rank %d has %lld bytes but rank %d's block for me has "
