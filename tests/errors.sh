@@ -6,3 +6,6 @@ for np in 1 2 3 4; do
 done
 AIP_ALGORITHM=bogus "$MPIRUN" 3 "$TESTBIN/errors_test" --bad-env
 AIP_AUX_BYTES=12X "$MPIRUN" 3 "$TESTBIN/errors_test" --bad-env
+AIP_AUX_STRATEGY=bogus "$MPIRUN" 2 "$TESTBIN/errors_test" --bad-env
+AIP_AUX_BUFFERS=-2 "$MPIRUN" 2 "$TESTBIN/errors_test" --bad-env
+AIP_REQUESTS=often "$MPIRUN" 2 "$TESTBIN/errors_test" --bad-env

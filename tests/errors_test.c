@@ -4,8 +4,8 @@
  * leave the buffer untouched: nothing is exchanged halfway.
  *
  *   errors_test             all cases (run on 1..4 ranks)
- *   errors_test --bad-env   AIP_ALGORITHM / AIP_AUX_BYTES hold garbage:
- *                           every call must fail with MPI_ERR_ARG
+ *   errors_test --bad-env   a tunable (AIP_ALGORITHM, AIP_AUX_BYTES, ...)
+ *                           holds garbage: every call must fail with MPI_ERR_ARG
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +133,75 @@ static void bad_arguments(test_run *t)
     }
 }
 
+/* Receive blocks in the reverse order of the send blocks. */
+static void reset_receive(const test_run *t, int *rcounts, int *rdispls)
+{
+    for (int j = 0; j < t->size; j++) {
+        rcounts[j] = COUNT;
+        rdispls[j] = (t->size - 1 - j) * COUNT;
+    }
+}
+
+/* AIP_Alltoallv_general: receive blocks described apart from the send blocks. */
+static void bad_general(test_run *t)
+{
+    const int last = t->size - 1;
+    int *rcounts = malloc(sizeof(int) * (size_t)t->size), *rdispls = malloc(sizeof(int) * (size_t)t->size);
+    AIP_Options opt = AIP_OPTIONS_INIT;
+    int err;
+
+#define GENERAL(what, expected)                                                                 \
+    do {                                                                                        \
+        err = AIP_Alltoallv_general_opt(t->buf, t->counts, t->displs, rcounts, rdispls,         \
+                                        MPI_DOUBLE, MPI_COMM_WORLD, &opt);                      \
+        expect(t, "AIP_Alltoallv_general with " what, err, expected);                           \
+        reset_receive(t, rcounts, rdispls);                                                     \
+        AIP_Options_init(&opt);                                                                 \
+    } while (0)
+
+    reset_receive(t, rcounts, rdispls);
+    if (t->rank == last)
+        rcounts[0] = -1;
+    GENERAL("a negative receive count on the last rank", MPI_ERR_COUNT);
+    if (t->rank == 0)
+        t->displs[last] = -COUNT;
+    GENERAL("a negative send displacement on rank 0", MPI_ERR_ARG);
+    err = AIP_Alltoallv_general(t->buf, t->counts, t->displs, rcounts,
+                                t->rank == last ? NULL : rdispls, MPI_DOUBLE, MPI_COMM_WORLD);
+    expect(t, "AIP_Alltoallv_general with rdispls = NULL on the last rank", err, MPI_ERR_ARG);
+    if (t->size > 1) {
+        if (t->rank == last)
+            t->displs[1] = 1; /* send block 1 starts inside send block 0 */
+        GENERAL("overlapping send blocks on the last rank", MPI_ERR_ARG);
+        if (t->rank == 0)
+            rdispls[0] = rdispls[1] + 1;
+        GENERAL("overlapping receive blocks on rank 0", MPI_ERR_ARG);
+        if (t->rank == 0)
+            t->counts[last] = 3; /* the last rank expects 4 */
+        GENERAL("counts that differ within a pair", MPI_ERR_TYPE);
+        opt.requests = t->rank == 0 ? AIP_REQUESTS_ALLTOALL : AIP_REQUESTS_P2P;
+        GENERAL("alltoall requests on rank 0, p2p elsewhere", MPI_ERR_ARG);
+    }
+    opt.aux_strategy = t->rank == last ? (AIP_Aux_strategy)7 : AIP_AUX_STRATEGY_POOL;
+    GENERAL("aux_strategy 7 on the last rank", MPI_ERR_ARG);
+    opt.aux_buffers = t->rank == 0 ? -2 : 0;
+    GENERAL("aux_buffers = -2 on rank 0", MPI_ERR_ARG);
+
+    /* A good call exchanges, with the blocks received in the reverse order. */
+    err = AIP_Alltoallv_general(t->buf, t->counts, t->displs, rcounts, rdispls, MPI_DOUBLE,
+                                MPI_COMM_WORLD);
+    int ok = err == MPI_SUCCESS;
+    for (int j = 0; j < t->size; j++)
+        for (int k = 0; k < COUNT; k++)
+            ok &= t->buf[rdispls[j] + k] == j * 1000.0 + t->rank * COUNT + k;
+    memcpy(t->saved, t->buf, sizeof(double) * (size_t)t->size * COUNT);
+    expect(t, "a good AIP_Alltoallv_general after the bad ones", ok ? MPI_SUCCESS : MPI_ERR_OTHER,
+           MPI_SUCCESS);
+#undef GENERAL
+    free(rcounts);
+    free(rdispls);
+}
+
 static void bad_communicators(test_run *t)
 {
     int err = AIP_Alltoall(t->buf, COUNT, MPI_DOUBLE, MPI_COMM_NULL);
@@ -169,9 +238,13 @@ int main(int argc, char **argv)
 
     if (argc > 1 && strcmp(argv[1], "--bad-env") == 0) {
         int err = AIP_Alltoall(t.buf, COUNT, MPI_DOUBLE, MPI_COMM_WORLD);
-        expect(&t, "AIP_Alltoall with a bad AIP_ALGORITHM or AIP_AUX_BYTES", err, MPI_ERR_ARG);
+        expect(&t, "AIP_Alltoall with a bad tunable", err, MPI_ERR_ARG);
+        err = AIP_Alltoallv_general(t.buf, t.counts, t.displs, t.counts, t.displs, MPI_DOUBLE,
+                                    MPI_COMM_WORLD);
+        expect(&t, "AIP_Alltoallv_general with a bad tunable", err, MPI_ERR_ARG);
     } else {
         bad_arguments(&t);
+        bad_general(&t);
         bad_communicators(&t);
         /* After all that, a good call still works and exchanges. */
         int err = AIP_Alltoall(t.buf, COUNT, MPI_DOUBLE, MPI_COMM_WORLD);
