@@ -32,10 +32,8 @@
  * Exit status: 0; 1 if a check failed; 2 for bad options; 3 (MPI_Abort) after an
  * MPI error or when memory runs out.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,25 +42,12 @@
 #include <mpi.h>
 
 #include "alltoall_inplace.h"
-
-#ifdef __GLIBC__
-#include <malloc.h> /* malloc_trim */
-#endif
-
-#if defined(OPEN_MPI)
-#define MPI_FLAVOUR "openmpi"
-#elif defined(MPICH_VERSION)
-#define MPI_FLAVOUR "mpich"
-#else
-#define MPI_FLAVOUR "other"
-#endif
+#include "bench_util.h"
 
 /* The exchanged element; its value names where it comes from (element_value).
  * Unsigned, so that a rank shifted into the top 16 bits is well defined. */
 typedef uint64_t element;
 #define ELEMENT_TYPE MPI_UINT64_T
-
-enum { EXIT_CHECK_FAILED = 1, EXIT_USAGE = 2, EXIT_ABORTED = 3 };
 
 #define DEFAULT_BYTES_PER_PROCESS (64LL << 20)
 #define DEFAULT_REPS 10
@@ -126,8 +111,6 @@ typedef struct options {
     long long aux_budgets[MAX_AUX_BUDGETS]; /* bytes, or AUX_ALL */
 } options;
 
-typedef enum parse_status { PARSE_OK, PARSE_HELP, PARSE_ERROR } parse_status;
-
 static void print_usage(FILE *out)
 {
     fputs("usage: alltoall_bench [options]\n"
@@ -142,65 +125,6 @@ static void print_usage(FILE *out)
           "                      the data); default " DEFAULT_AUX_LIST "\n"
           "  -h, --help          print this text\n",
           out);
-}
-
-/* "65536", "64K", "16M", "1G" (binary multiples, optionally followed by "B" or "iB")
- * -> bytes; -1 if malformed. */
-static long long parse_bytes(const char *text)
-{
-    char *end;
-    int shift = 0;
-
-    if (!isdigit((unsigned char)*text))
-        return -1;
-    errno = 0;
-    long long value = strtoll(text, &end, 10);
-    if (errno)
-        return -1;
-    switch (toupper((unsigned char)*end)) {
-    case 'K': shift = 10; end++; break;
-    case 'M': shift = 20; end++; break;
-    case 'G': shift = 30; end++; break;
-    default: break;
-    }
-    if (shift && toupper((unsigned char)*end) == 'I')
-        end++;
-    if (toupper((unsigned char)*end) == 'B')
-        end++;
-    if (*end || value > (LLONG_MAX >> shift))
-        return -1;
-    return value << shift;
-}
-
-/* A decimal number in [min, max]; 0 if `text` is not one. */
-static int parse_number(const char *text, unsigned long long min, unsigned long long max,
-                        unsigned long long *value)
-{
-    char *end;
-
-    if (!isdigit((unsigned char)*text))
-        return 0;
-    errno = 0;
-    *value = strtoull(text, &end, 10);
-    return !errno && !*end && *value >= min && *value <= max;
-}
-
-/*
- * Copies the next item of the comma-separated *list into item and advances
- * *list past it.  Returns 1 for an item, 0 at the end of the list, -1 if the
- * item does not fit.
- */
-static int next_item(const char **list, char *item, size_t size)
-{
-    if (!*list)
-        return 0;
-    size_t length = strcspn(*list, ",");
-    if (length >= size)
-        return -1;
-    memcpy(item, *list, length);
-    item[length] = '\0';
-    *list = (*list)[length] ? *list + length + 1 : NULL;
-    return 1;
 }
 
 static int parse_methods(const char *list, unsigned *selected, char *why, size_t why_size)
@@ -245,11 +169,6 @@ static int parse_aux_budgets(const char *list, options *opt, char *why, size_t w
     if (got < 0)
         snprintf(why, why_size, "an aux budget in \"--aux\" is too long");
     return got == 0;
-}
-
-static int is_option(const char *arg, const char *short_name, const char *long_name)
-{
-    return (short_name && strcmp(arg, short_name) == 0) || strcmp(arg, long_name) == 0;
 }
 
 /* Applies an option that takes a value; 0 with a reason if either is wrong. */
@@ -336,43 +255,6 @@ static parse_status check_options_fit(const options *opt, int nprocs, char *why,
     return PARSE_OK;
 }
 
-/* ---- Errors ---- */
-
-/* A rank that cannot go on would leave the others waiting in a collective: abort them all. */
-static _Noreturn void fail(const char *format, ...)
-{
-    va_list args;
-    int rank;
-
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    fprintf(stderr, "alltoall_bench: rank %d: ", rank);
-    va_start(args, format);
-    vfprintf(stderr, format, args);
-    va_end(args);
-    fputc('\n', stderr);
-    MPI_Abort(MPI_COMM_WORLD, EXIT_ABORTED);
-    exit(EXIT_ABORTED); /* MPI_Abort should not return */
-}
-
-static void check_mpi(int err, const char *what)
-{
-    char text[MPI_MAX_ERROR_STRING];
-    int length;
-
-    if (err == MPI_SUCCESS)
-        return;
-    MPI_Error_string(err, text, &length);
-    fail("%s failed: %s", what, text);
-}
-
-static void *allocate_or_abort(size_t bytes, const char *what)
-{
-    void *p = malloc(bytes > 0 ? bytes : 1);
-    if (!p)
-        fail("cannot allocate the %s (%zu bytes)", what, bytes);
-    return p;
-}
-
 /* ---- Block sizes ---- */
 
 /* How this rank's buffer is cut into blocks, one per peer, in rank order. */
@@ -385,14 +267,6 @@ typedef struct layout {
     long long min_bytes, max_bytes; /* per-process totals, over all ranks */
     long long max_sent_bytes;       /* over all ranks: total minus the block kept */
 } layout;
-
-static uint64_t splitmix64(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 /* The weight of the pair {i, j}, uniform in (0, 1]: a hash of the unordered
  * pair, so that every rank computes it without the p x p matrix. */
@@ -546,45 +420,6 @@ static void poison(element *buf, const layout *l)
     memset(buf, 0xff, sizeof(element) * (size_t)l->elements);
 }
 
-/* ---- Peak memory ---- */
-
-/* A field of /proc/self/status ("VmRSS:", "VmHWM:") in KiB; -1 where there is none. */
-static long long read_status_kib(const char *field)
-{
-    FILE *status = fopen("/proc/self/status", "r");
-    char line[256];
-    long long kib = -1;
-
-    if (!status)
-        return -1;
-    while (fgets(line, sizeof line, status))
-        if (strncmp(line, field, strlen(field)) == 0) {
-            kib = strtoll(line + strlen(field), NULL, 10);
-            break;
-        }
-    fclose(status);
-    return kib;
-}
-
-/* Resets VmHWM to the current RSS (Linux >= 4.0); 0 where the kernel refuses. */
-static int reset_peak_rss(void)
-{
-    FILE *clear_refs = fopen("/proc/self/clear_refs", "w");
-    if (!clear_refs)
-        return 0;
-    int written = fputs("5", clear_refs) >= 0;
-    return fclose(clear_refs) == 0 && written; /* the write happens at fclose */
-}
-
-/* Memory freed by an earlier method goes back to the system, so that its
- * reuse cannot hide the allocations of the next method from the peak. */
-static void release_free_memory(void)
-{
-#ifdef __GLIBC__
-    malloc_trim(0);
-#endif
-}
-
 /* ---- Running a method ---- */
 
 static int sendrecv_replace_alltoall(element *buf, const layout *l, MPI_Comm comm)
@@ -639,24 +474,10 @@ static int exchange_once(const method *m, const layout *l, element *buf, element
 }
 
 typedef struct result {
-    double min_s, median_s, max_s;
+    time_summary time;
     double extra_mib; /* < 0: unknown */
     int ok;
 } result;
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static void summarise_times(double *times, int n, result *r)
-{
-    qsort(times, (size_t)n, sizeof *times, compare_doubles);
-    r->min_s = times[0];
-    r->max_s = times[n - 1];
-    r->median_s = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2.0;
-}
 
 /* Re-initialised before every call, so that the check after the last one tests that call. */
 static void prepare_data(const layout *l, element *buf, element *recvbuf)
@@ -674,7 +495,6 @@ static result benchmark_method(const method *m, const layout *l, int reps, eleme
                                MPI_Comm comm)
 {
     double *times = allocate_or_abort(sizeof(double) * (size_t)reps, "timings");
-    double *slowest = allocate_or_abort(sizeof(double) * (size_t)reps, "timings");
     element *recvbuf = NULL;
     result r;
 
@@ -700,36 +520,19 @@ static result benchmark_method(const method *m, const layout *l, int reps, eleme
     double extra_mib = peak_kib >= 0 && rss_before_kib >= 0
                            ? (double)(peak_kib - rss_before_kib) / 1024.0
                            : -1.0;
-    check_mpi(MPI_Allreduce(times, slowest, reps, MPI_DOUBLE, MPI_MAX, comm),
-              "MPI_Allreduce (times)");
+    r.time = summarise_slowest(times, reps, comm);
     check_mpi(MPI_Allreduce(&extra_mib, &r.extra_mib, 1, MPI_DOUBLE, MPI_MAX, comm),
               "MPI_Allreduce (memory)");
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, &misplaced, 1, MPI_LONG_LONG, MPI_SUM, comm),
               "MPI_Allreduce (check)");
-    summarise_times(slowest, reps, &r);
     r.ok = misplaced == 0;
 
     free(recvbuf);
     free(times);
-    free(slowest);
     return r;
 }
 
 /* ---- The rows to run ---- */
-
-/* "16M" for a whole number of KiB, MiB or GiB, else the bytes. */
-static void format_bytes(long long bytes, char *text, size_t size)
-{
-    static const char units[] = "GMK";
-    for (int u = 0; u < 3; u++) {
-        long long unit = 1LL << (10 * (3 - u));
-        if (bytes > 0 && bytes % unit == 0) {
-            snprintf(text, size, "%lld%c", bytes / unit, units[u]);
-            return;
-        }
-    }
-    snprintf(text, size, "%lld", bytes);
-}
 
 static method make_method(method_family family, const char *name, long long aux_bytes)
 {
@@ -771,13 +574,8 @@ static void print_header(const options *opt, const layout *l, int peak_reset_wor
 {
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
     char size_text[24];
-    int length;
 
-    check_mpi(MPI_Get_library_version(version, &length), "MPI_Get_library_version");
-    version[strcspn(version, "\n")] = '\0';
-    for (char *c = version; *c; c++) /* MPICH separates with a tab */
-        if (*c == '\t')
-            *c = ' ';
+    mpi_library_version(version, sizeof version);
     format_bytes(opt->bytes_per_process, size_text, sizeof size_text);
 
     printf("alltoall_bench: symmetric all-to-all of 64-bit integers "
@@ -804,7 +602,7 @@ static void print_header(const options *opt, const layout *l, int peak_reset_wor
 
 static double bandwidth_gbps(const layout *l, const result *r)
 {
-    return r->median_s > 0 ? (double)l->max_sent_bytes / r->median_s / 1e9 : 0.0;
+    return r->time.median_s > 0 ? (double)l->max_sent_bytes / r->time.median_s / 1e9 : 0.0;
 }
 
 static void print_row(const method *m, const layout *l, const result *r)
@@ -815,9 +613,9 @@ static void print_row(const method *m, const layout *l, const result *r)
         format_bytes(m->aux_bytes, aux, sizeof aux);
     if (r->extra_mib >= 0)
         snprintf(extra, sizeof extra, "%.1f", r->extra_mib);
-    printf("%-20s %8s %10.3f %10.3f %10.3f %8.2f %10s  %s\n", m->name, aux, r->min_s * 1e3,
-           r->median_s * 1e3, r->max_s * 1e3, bandwidth_gbps(l, r), extra,
-           r->ok ? "ok" : "FAIL");
+    printf("%-20s %8s %10.3f %10.3f %10.3f %8.2f %10s  %s\n", m->name, aux,
+           r->time.min_s * 1e3, r->time.median_s * 1e3, r->time.max_s * 1e3,
+           bandwidth_gbps(l, r), extra, r->ok ? "ok" : "FAIL");
     fflush(stdout);
 }
 
@@ -843,8 +641,8 @@ static void write_csv_row(FILE *csv, const method *m, const layout *l, const res
     if (r->extra_mib >= 0)
         snprintf(extra, sizeof extra, "%.3f", r->extra_mib);
     fprintf(csv, "%s,%d,%lld,%s,%s,%s,%.9f,%.9f,%.9f,%.4f,%s,%s\n", MPI_FLAVOUR, l->nprocs,
-            l->max_bytes, l->equal ? "equal" : "random", m->name, aux, r->min_s, r->median_s,
-            r->max_s, bandwidth_gbps(l, r), extra, r->ok ? "ok" : "FAIL");
+            l->max_bytes, l->equal ? "equal" : "random", m->name, aux, r->time.min_s,
+            r->time.median_s, r->time.max_s, bandwidth_gbps(l, r), extra, r->ok ? "ok" : "FAIL");
     fflush(csv);
 }
 
@@ -854,7 +652,7 @@ static double family_median(const method *methods, const result *results, int n,
 {
     for (int i = 0; i < n; i++)
         if (methods[i].family == family)
-            return results[i].median_s;
+            return results[i].time.median_s;
     return -1.0;
 }
 
@@ -875,15 +673,6 @@ static void print_ratios(const method *methods, const result *results, int n)
 }
 
 /* ---- Main ---- */
-
-/* Whether every rank can reset its peak RSS (collective). */
-static int probe_peak_reset(MPI_Comm comm)
-{
-    int works = reset_peak_rss();
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &works, 1, MPI_INT, MPI_MIN, comm),
-              "MPI_Allreduce (probe)");
-    return works;
-}
 
 static int run_benchmark(const options *opt, MPI_Comm comm)
 {
@@ -936,6 +725,7 @@ int main(int argc, char **argv)
     int rank, nprocs;
     MPI_Comm comm;
 
+    bench_program = "alltoall_bench";
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fputs("alltoall_bench: MPI_Init failed\n", stderr);
         return EXIT_ABORTED;

@@ -5,9 +5,10 @@ set -eu
 
 # FFTW's source comes from `apt-get source fftw3` (dpkg-dev, xz-utils), is
 # patched (patch) and checked with its own tests/check.pl (perl).
+# bench/alltoallv_figures.sh plots with gnuplot (gnuplot-nox: no X11).
 PACKAGES="gcc make autoconf automake libtool pkg-config time
 openmpi-bin libopenmpi-dev mpich libmpich-dev
-dpkg-dev xz-utils patch perl"
+dpkg-dev xz-utils patch perl gnuplot-nox"
 
 missing=""
 for pkg in $PACKAGES; do

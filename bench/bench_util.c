@@ -1,0 +1,215 @@
+/*
+ * bench_util.c - what the benchmarks of bench/ share (bench_util.h).
+ */
+#include "bench_util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef __GLIBC__
+#include <malloc.h> /* malloc_trim */
+#endif
+
+const char *bench_program = "bench";
+
+/* ---- Options ---- */
+
+long long parse_bytes(const char *text)
+{
+    char *end;
+    int shift = 0;
+
+    if (!isdigit((unsigned char)*text))
+        return -1;
+    errno = 0;
+    long long value = strtoll(text, &end, 10);
+    if (errno)
+        return -1;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (shift && toupper((unsigned char)*end) == 'I')
+        end++;
+    if (toupper((unsigned char)*end) == 'B')
+        end++;
+    if (*end || value > (LLONG_MAX >> shift))
+        return -1;
+    return value << shift;
+}
+
+int parse_number(const char *text, unsigned long long min, unsigned long long max,
+                 unsigned long long *value)
+{
+    char *end;
+
+    if (!isdigit((unsigned char)*text))
+        return 0;
+    errno = 0;
+    *value = strtoull(text, &end, 10);
+    return !errno && !*end && *value >= min && *value <= max;
+}
+
+int next_item(const char **list, char *item, size_t size)
+{
+    if (!*list)
+        return 0;
+    size_t length = strcspn(*list, ",");
+    if (length >= size)
+        return -1;
+    memcpy(item, *list, length);
+    item[length] = '\0';
+    *list = (*list)[length] ? *list + length + 1 : NULL;
+    return 1;
+}
+
+int is_option(const char *arg, const char *short_name, const char *long_name)
+{
+    return (short_name && strcmp(arg, short_name) == 0) || strcmp(arg, long_name) == 0;
+}
+
+void format_bytes(long long bytes, char *text, size_t size)
+{
+    static const char units[] = "GMK";
+    for (int u = 0; u < 3; u++) {
+        long long unit = 1LL << (10 * (3 - u));
+        if (bytes > 0 && bytes % unit == 0) {
+            snprintf(text, size, "%lld%c", bytes / unit, units[u]);
+            return;
+        }
+    }
+    snprintf(text, size, "%lld", bytes);
+}
+
+/* ---- Errors ---- */
+
+_Noreturn void fail(const char *format, ...)
+{
+    va_list args;
+    int rank;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    fprintf(stderr, "%s: rank %d: ", bench_program, rank);
+    va_start(args, format);
+    vfprintf(stderr, format, args);
+    va_end(args);
+    fputc('\n', stderr);
+    MPI_Abort(MPI_COMM_WORLD, EXIT_ABORTED);
+    exit(EXIT_ABORTED); /* MPI_Abort should not return */
+}
+
+void check_mpi(int err, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int length;
+
+    if (err == MPI_SUCCESS)
+        return;
+    MPI_Error_string(err, text, &length);
+    fail("%s failed: %s", what, text);
+}
+
+void *allocate_or_abort(size_t bytes, const char *what)
+{
+    void *p = malloc(bytes > 0 ? bytes : 1);
+    if (!p)
+        fail("cannot allocate the %s (%zu bytes)", what, bytes);
+    return p;
+}
+
+/* ---- Random numbers ---- */
+
+uint64_t splitmix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* ---- Peak memory ---- */
+
+long long read_status_kib(const char *field)
+{
+    FILE *status = fopen("/proc/self/status", "r");
+    char line[256];
+    long long kib = -1;
+
+    if (!status)
+        return -1;
+    while (fgets(line, sizeof line, status))
+        if (strncmp(line, field, strlen(field)) == 0) {
+            kib = strtoll(line + strlen(field), NULL, 10);
+            break;
+        }
+    fclose(status);
+    return kib;
+}
+
+int reset_peak_rss(void)
+{
+    FILE *clear_refs = fopen("/proc/self/clear_refs", "w");
+    if (!clear_refs)
+        return 0;
+    int written = fputs("5", clear_refs) >= 0;
+    return fclose(clear_refs) == 0 && written; /* the write happens at fclose */
+}
+
+void release_free_memory(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
+int probe_peak_reset(MPI_Comm comm)
+{
+    int works = reset_peak_rss();
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &works, 1, MPI_INT, MPI_MIN, comm),
+              "MPI_Allreduce (probe)");
+    return works;
+}
+
+/* ---- Timings ---- */
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+time_summary summarise_slowest(const double *times, int reps, MPI_Comm comm)
+{
+    double *slowest = allocate_or_abort(sizeof(double) * (size_t)reps, "timings");
+    time_summary s;
+
+    check_mpi(MPI_Allreduce(times, slowest, reps, MPI_DOUBLE, MPI_MAX, comm),
+              "MPI_Allreduce (times)");
+    qsort(slowest, (size_t)reps, sizeof *slowest, compare_doubles);
+    s.min_s = slowest[0];
+    s.max_s = slowest[reps - 1];
+    s.median_s = reps % 2 ? slowest[reps / 2]
+                          : (slowest[reps / 2 - 1] + slowest[reps / 2]) / 2.0;
+    free(slowest);
+    return s;
+}
+
+void mpi_library_version(char *text, size_t size)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int length;
+
+    check_mpi(MPI_Get_library_version(version, &length), "MPI_Get_library_version");
+    version[strcspn(version, "\n")] = '\0';
+    for (char *c = version; *c; c++)
+        if (*c == '\t')
+            *c = ' ';
+    snprintf(text, size, "%s", version);
+}

@@ -1,0 +1,84 @@
+/*
+ * bench_util.h - what the benchmarks of bench/ share: option parsing, fatal
+ * errors, the peak-memory probe and the summary of repeated timings.
+ */
+#ifndef BENCH_UTIL_H
+#define BENCH_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#if defined(OPEN_MPI)
+#define MPI_FLAVOUR "openmpi"
+#elif defined(MPICH_VERSION)
+#define MPI_FLAVOUR "mpich"
+#else
+#define MPI_FLAVOUR "other"
+#endif
+
+/* Exit status of the benchmarks. */
+enum { EXIT_CHECK_FAILED = 1, EXIT_USAGE = 2, EXIT_ABORTED = 3 };
+
+/* The program's name in messages; set by main before anything can fail. */
+extern const char *bench_program;
+
+/* ---- Options ---- */
+
+typedef enum parse_status { PARSE_OK, PARSE_HELP, PARSE_ERROR } parse_status;
+
+/* "65536", "64K", "16M", "1G" (binary multiples, optionally followed by "B"
+ * or "iB") -> bytes; -1 if malformed. */
+long long parse_bytes(const char *text);
+/* A decimal number in [min, max]; 0 if `text` is not one. */
+int parse_number(const char *text, unsigned long long min, unsigned long long max,
+                 unsigned long long *value);
+/* Copies the next item of the comma-separated *list into item and advances
+ * *list past it.  Returns 1 for an item, 0 at the end of the list, -1 if the
+ * item does not fit. */
+int next_item(const char **list, char *item, size_t size);
+int is_option(const char *arg, const char *short_name, const char *long_name);
+/* "16M" for a whole number of KiB, MiB or GiB, else the bytes. */
+void format_bytes(long long bytes, char *text, size_t size);
+
+/* ---- Errors ---- */
+
+/* A rank that cannot go on would leave the others waiting in a collective:
+ * print the reason and abort them all. */
+_Noreturn void fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* fail() with MPI's text unless err is MPI_SUCCESS. */
+void check_mpi(int err, const char *what);
+void *allocate_or_abort(size_t bytes, const char *what);
+
+/* ---- Random numbers ---- */
+
+uint64_t splitmix64(uint64_t z);
+
+/* ---- Peak memory ---- */
+
+/* A field of /proc/self/status ("VmRSS:", "VmHWM:") in KiB; -1 where there is none. */
+long long read_status_kib(const char *field);
+/* Resets VmHWM to the current RSS (Linux >= 4.0); 0 where the kernel refuses. */
+int reset_peak_rss(void);
+/* Memory freed by an earlier method goes back to the system, so that its
+ * reuse cannot hide the allocations of the next method from the peak. */
+void release_free_memory(void);
+/* Whether every rank can reset its peak RSS (collective). */
+int probe_peak_reset(MPI_Comm comm);
+
+/* ---- Timings ---- */
+
+typedef struct time_summary {
+    double min_s, median_s, max_s;
+} time_summary;
+
+/* The time of a repetition is the slowest rank's: reduces times[reps] with
+ * MPI_MAX into every rank and summarises the result over the repetitions
+ * (collective; reorders nothing in `times`). */
+time_summary summarise_slowest(const double *times, int reps, MPI_Comm comm);
+
+/* The MPI library's version on one line (MPICH separates with tabs and newlines). */
+void mpi_library_version(char *text, size_t size);
+
+#endif /* BENCH_UTIL_H */
