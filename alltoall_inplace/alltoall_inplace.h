@@ -52,8 +52,8 @@ typedef enum AIP_Aux_strategy {
     AIP_AUX_STRATEGY_DEFAULT = 0, /* $AIP_AUX_STRATEGY if set, else pool */
     AIP_AUX_STRATEGY_STATIC  = 1, /* the paper's: b equal buffers, rank j uses buffer j mod b,
                                      first come, first served */
-    AIP_AUX_STRATEGY_POOL    = 2  /* one pool, shared out fairly at each phase among the
-                                     ranks whose data does not fit yet */
+    AIP_AUX_STRATEGY_POOL    = 2  /* one pool, granted at each phase to the ranks with the
+                                     most data still to come first */
 } AIP_Aux_strategy;
 
 /* How AIP_Alltoallv_general's processes ask each other for data at each phase. */

@@ -43,6 +43,7 @@ typedef struct aip_piece {
 typedef struct aip_aux_need {
     MPI_Aint need;
     int source;
+    int step; /* place in the order of service */
 } aip_aux_need;
 
 typedef struct aip_aux {
@@ -57,7 +58,7 @@ typedef struct aip_aux {
     int *next;            /* per source: the next piece of its arena, or -1 */
     MPI_Aint *offset;     /* per source: its piece, the data from it waiting here */
     MPI_Aint *held;       /* per source: bytes of that piece */
-    aip_aux_need *order;  /* scratch for the pool's fair share */
+    aip_aux_need *order;  /* scratch of the pool's order of service */
 } aip_aux;
 
 int aip_aux_alloc(aip_aux *aux, int size);
