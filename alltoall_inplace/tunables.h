@@ -19,7 +19,7 @@
       "GiB); 0 = the smallest workable buffer")                                         \
     X(aux_strategy, "AIP_AUX_STRATEGY", "pool",                                         \
       "AIP_Alltoallv_general's use of the budget: static (b buffers, rank j in buffer "  \
-      "j mod b) | pool (one buffer, the largest remaining message first)")   \
+      "j mod b) | pool (one buffer, the largest remaining message first)")              \
     X(aux_buffers, "AIP_AUX_BUFFERS", "0",                                              \
       "b, the number of buffers of the static strategy; 0 = max(1, p/8)")              \
     X(requests, "AIP_REQUESTS", "p2p",                                                  \
