@@ -77,6 +77,10 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, int choice,
                          const char *choice_name, long long aux_bytes,
                          aip_agreement *agreement);
 int aip_report_mismatch(aip_call *call, MPI_Comm private_comm);
+/* call.c: the collective check of a call on the private communicator, which
+ * it returns; an error is raised and returned, the same on every rank. */
+int aip_call_agree(aip_call *call, int choice, const char *choice_name, long long aux_bytes,
+                   MPI_Comm *private_comm, aip_agreement *agreement);
 
 /* comm.c: the duplicate of a user communicator that carries our messages. */
 int aip_private_comm(MPI_Comm comm, MPI_Comm *private_comm);

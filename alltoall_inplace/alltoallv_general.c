@@ -256,20 +256,10 @@ static int run(aip_call *call, const AIP_Options *options)
         aip_call_error(call, MPI_ERR_NO_MEM, "cannot allocate the %ld-byte auxiliary buffer",
                        (long)aux_bytes);
 
-    if ((err = aip_private_comm(call->comm, &private_comm)) != MPI_SUCCESS ||
-        (err = aip_check_collective(call, private_comm, (int)opt.requests,
-                                    "request exchanges (AIP_REQUESTS or options->requests)",
-                                    budget, &agreement)) != MPI_SUCCESS) {
-        err = aip_raise_mpi_error(call, err, "the argument check failed");
+    if ((err = aip_call_agree(call, (int)opt.requests,
+                              "request exchanges (AIP_REQUESTS or options->requests)", budget,
+                              &private_comm, &agreement)) != MPI_SUCCESS)
         goto out;
-    }
-    if (agreement.error != MPI_SUCCESS) {
-        if (agreement.mismatch)
-            aip_report_mismatch(call, private_comm);
-        err = aip_raise(call->comm, agreement.error, call->fn,
-                        call->error != MPI_SUCCESS ? call->message : NULL);
-        goto out;
-    }
 
     int nbuffers = opt.aux_buffers > 0 ? opt.aux_buffers : p / 8 > 1 ? p / 8 : 1;
     aip_general_start(&x.sets, call->buf, call->blocks, call->recv_blocks, x.aux, aux_bytes,

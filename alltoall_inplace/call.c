@@ -89,6 +89,24 @@ int aip_raise_mpi_error(aip_call *call, int err, const char *what)
     return aip_raise(call->comm, error_class, call->fn, call->message);
 }
 
+int aip_call_agree(aip_call *call, int choice, const char *choice_name, long long aux_bytes,
+                   MPI_Comm *private_comm, aip_agreement *agreement)
+{
+    int err;
+
+    if ((err = aip_private_comm(call->comm, private_comm)) != MPI_SUCCESS ||
+        (err = aip_check_collective(call, *private_comm, choice, choice_name, aux_bytes,
+                                    agreement)) != MPI_SUCCESS)
+        return aip_raise_mpi_error(call, err, "the argument check failed");
+    if (agreement->error != MPI_SUCCESS) {
+        if (agreement->mismatch)
+            aip_report_mismatch(call, *private_comm);
+        return aip_raise(call->comm, agreement->error, call->fn,
+                         call->error != MPI_SUCCESS ? call->message : NULL);
+    }
+    return MPI_SUCCESS;
+}
+
 int aip_call_run(aip_call *call, const AIP_Options *options)
 {
     AIP_Options opt;
@@ -117,20 +135,10 @@ int aip_call_run(aip_call *call, const AIP_Options *options)
         aip_call_error(call, MPI_ERR_NO_MEM, "cannot allocate the %zu-byte auxiliary buffer",
                        aux_bytes);
 
-    if ((err = aip_private_comm(call->comm, &private_comm)) != MPI_SUCCESS ||
-        (err = aip_check_collective(call, private_comm, (int)opt.algorithm,
-                                    "algorithms (AIP_ALGORITHM or options->algorithm)", budget,
-                                    &agreement)) != MPI_SUCCESS) {
-        err = aip_raise_mpi_error(call, err, "the argument check failed");
+    if ((err = aip_call_agree(call, (int)opt.algorithm,
+                              "algorithms (AIP_ALGORITHM or options->algorithm)", budget,
+                              &private_comm, &agreement)) != MPI_SUCCESS)
         goto out;
-    }
-    if (agreement.error != MPI_SUCCESS) {
-        if (agreement.mismatch)
-            aip_report_mismatch(call, private_comm);
-        err = aip_raise(call->comm, agreement.error, call->fn,
-                        call->error != MPI_SUCCESS ? call->message : NULL);
-        goto out;
-    }
 
     AIP_Algorithm algorithm = agreement.choice == AIP_ALGORITHM_AUTO ? aip_decide(call->size)
                                                                      : (AIP_Algorithm)agreement.choice;
