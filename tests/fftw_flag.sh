@@ -1,8 +1,10 @@
 #!/bin/sh
 # fftw_flag.sh - the planner flag and FFTW_MPI_INPLACE_ALGORITHM reach the
-# transposes inside an in-place 3D r2c plan (ir32x32x32, whose transposes
-# divide on 2 and 4 ranks).  Each case verifies the transform and checks
-# which transpose solvers the printed plan (-v2) contains.
+# transposes inside an in-place 3D r2c plan: ir32x32x32, whose transposes
+# divide on 2 and 4 ranks (the symmetric algorithms apply), and ir17x19x23,
+# uneven on both (only the general one applies).  Each case verifies the
+# transform and checks which transpose solvers the printed plan (-v2)
+# contains.
 #
 # Environment (from make check): MPIRUN, MPIBENCH.
 set -u
@@ -10,9 +12,10 @@ failures=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-# expect NAME NP REGEX [ENV=VALUE] -- MPI-BENCH OPTIONS: the plan has
-# mpi-transpose solvers, each matching REGEX; and if $message is set, the
-# output contains it.
+# expect NAME NP REGEX [ENV=VALUE] -- MPI-BENCH OPTIONS: the plan of
+# $problem has mpi-transpose solvers, each matching REGEX; and if $message
+# is set, the output contains it.
+problem=ir32x32x32
 message=
 expect() {
     name=$1 np=$2 want=$3
@@ -21,17 +24,17 @@ expect() {
     [ "$1" != -- ] && { env=$1; shift; }
     shift
     # shellcheck disable=SC2086 # env is one assignment or nothing
-    env $env $MPIRUN "$np" "$MPIBENCH" "$@" -v2 --verify ir32x32x32 > "$out" 2>&1
+    env $env $MPIRUN "$np" "$MPIBENCH" "$@" -v2 --verify "$problem" > "$out" 2>&1
     status=$?
     got=$(grep -o 'mpi-transpose-[a-z/]*' "$out" | sort -u | tr '\n' ' ')
-    if [ "$status" -ne 0 ] || ! grep -q '^ir32x32x32 ' "$out" || [ -z "$got" ] ||
+    if [ "$status" -ne 0 ] || ! grep -q "^$problem " "$out" || [ -z "$got" ] ||
        grep -o 'mpi-transpose-[a-z/]*' "$out" | grep -qvxE "$want" ||
        { [ -n "$message" ] && ! grep -qF "$message" "$out"; }; then
-        echo "FAIL $name ($np ranks): expected '$want', got '$got' (exit $status)"
+        echo "FAIL $name ($np ranks, $problem): expected '$want', got '$got' (exit $status)"
         cat "$out"
         failures=$((failures + 1))
     else
-        echo "ok   $name ($np ranks): $got"
+        echo "ok   $name ($np ranks, $problem): $got"
     fi
 }
 
@@ -41,16 +44,29 @@ for np in 2 4; do
     expect "no flag, estimate: stock FFTW" $np 'mpi-transpose-pairwise' \
         -- -o estimate
     expect "flag, measure: ours only" $np \
-        'mpi-transpose-inplace/(hsa|lsa|mpich)' -- -o inplace
+        'mpi-transpose-inplace/(hsa|lsa|mpich|general)' -- -o inplace
     expect "environment lsa, no flag" $np 'mpi-transpose-inplace/lsa' \
         FFTW_MPI_INPLACE_ALGORITHM=lsa -- -o estimate
     expect "-o inplace=mpich" $np 'mpi-transpose-inplace/mpich' \
         -- -o inplace=mpich -o estimate
     expect "flag, environment off: stock FFTW" $np 'mpi-transpose-pairwise' \
         FFTW_MPI_INPLACE_ALGORITHM=off -- -o inplace -o estimate
+    expect "environment general, no flag" $np 'mpi-transpose-inplace/general' \
+        FFTW_MPI_INPLACE_ALGORITHM=general -- -o estimate
+
+    problem=ir17x19x23 # uneven
+    expect "uneven, flag, estimate: general only" $np \
+        'mpi-transpose-inplace/general' -- -o inplace -o estimate
+    expect "uneven, flag, measure: general only" $np \
+        'mpi-transpose-inplace/general' -- -o inplace
+    expect "uneven, no flag, estimate: stock FFTW" $np 'mpi-transpose-pairwise' \
+        -- -o estimate
+    expect "uneven, environment hsa: general" $np \
+        'mpi-transpose-inplace/general' FFTW_MPI_INPLACE_ALGORITHM=hsa -- -o estimate
+    problem=ir32x32x32
 done
 
-message="FFTW_MPI_INPLACE_ALGORITHM='bogus' is not one of"
+message="FFTW_MPI_INPLACE_ALGORITHM='bogus' is not one of hsa, lsa, mpich, general, auto, off"
 expect "unknown algorithm: warned, ignored" 2 'mpi-transpose-inplace/hsa' \
     FFTW_MPI_INPLACE_ALGORITHM=bogus -- -o inplace -o estimate
 

@@ -1,24 +1,27 @@
 #!/bin/sh
 # fftw_verify.sh - mpi-bench --verify of in-place transforms with the planner
-# flag (-o inplace) on 1..5 and 8 ranks.  Each must verify, and its plan must
-# use our transposes wherever they apply: on more than one rank, when both
-# transposed dimensions divide by the rank count, the plan's distributed
-# transposes are all mpi-transpose-inplace; otherwise FFTW's pairwise
-# exchange must have taken over (the uneven case of the README).
+# flag (-o inplace, under ESTIMATE) on 1..5, 7 and 8 ranks.  Each must
+# verify, and on more than one rank its plan's distributed transposes must
+# all be ours: when both transposed dimensions divide by the rank count, the
+# symmetric ones (mpi-transpose-inplace/hsa, lsa or mpich); otherwise, uneven
+# blocks or processes without rows, mpi-transpose-inplace/general.  None may
+# be FFTW's (pairwise, recurse, alltoall).
 #
 # The list: every kind of in-place MPI transform (r2c, c2r, c2c forward and
 # backward), ranks 2, 3 and 4, transposed output and input, and sizes that
-# divide by some rank counts and not others (odd 17x19x23, 30x42x50).  Sizes
-# stay small so that 8 oversubscribed ranks take seconds with Open MPI.
+# divide by some rank counts and not others (odd 17x19x23, 30x42x50,
+# 100x60x70); on 7 and 8 ranks the odd sizes leave processes without rows.
+# Sizes stay small so that 8 oversubscribed ranks take seconds with Open MPI.
 # MPICH's busy polling makes oversubscribed runs 20-40x slower on 2 cores
-# (40 s a transform on 8 ranks), so under MPICH 5 and 8 ranks run a short
-# list: one transform that divides on 8 ranks only, one on both.
+# (40 s a transform on 8 ranks), so under MPICH 5, 7 and 8 ranks run a short
+# list: one transform that divides on 8 ranks only, one on 5 and 8 (so the
+# general exchange runs on 5 and 7 ranks).
 #
 # Environment (from make check): MPIRUN, MPIBENCH, MPI_FLAVOR;
 # FFTW_VERIFY_RANKS replaces the rank counts.
 set -uf
 
-ranks=${FFTW_VERIFY_RANKS:-1 2 3 4 5 8}
+ranks=${FFTW_VERIFY_RANKS:-1 2 3 4 5 7 8}
 case "${MPI_FLAVOR:-}" in
 mpich) short_from=5 ;;
 *) short_from=999 ;;
@@ -38,8 +41,12 @@ ir8x16x4x6       8 16    4D r2c
 ir]24x24x24      24 24   transposed output
 icf]40x40x8      40 40   transposed output, c2c
 ib[24x24x24      24 24   transposed input
-ir30x42x50       30 42   divides by 2, 3; uneven on 4, 5, 8
-icf17x19x23      17 19   odd: uneven on every count
+ir30x42x50       30 42   divides by 2, 3; uneven on 4, 5, 7, 8
+icf30x42x50      30 30   c2c: its transposes (rank1-bigvec) split only 30
+icb30x42x50      30 30   the same, backward: even on 2, 3, 5
+ir100x60x70      100 60  divides by 2, 4, 5; uneven on 3, 7, 8
+ir17x19x23       17 19   odd: uneven on every count
+icf17x19x23      17 19   odd, c2c
 ib17x19x23       17 19   odd, c2r
 '
 
@@ -72,19 +79,17 @@ for np in $ranks; do
                 printf "FAIL np=%d %s: no verify result (mpi-bench exit %d)\n",
                        np, prob[k], status
         }
-        function check(k, plan,   even, ours, theirs) {
+        function check(k, plan,   even, sym, gen, theirs) {
             even = (d0[k] % np == 0 && d1[k] % np == 0)
-            ours = (plan ~ /mpi-transpose-inplace/)
+            sym = (plan ~ /mpi-transpose-inplace\/(hsa|lsa|mpich)/)
+            gen = (plan ~ /mpi-transpose-inplace\/general/)
             theirs = (plan ~ /mpi-transpose-(pairwise|recurse|alltoall)/)
-            if (np > 1 && even && (!ours || theirs))
-                printf "FAIL np=%d %s: plan does not use only our transposes\n%s\n",
-                       np, prob[k], plan
-            else if (np > 1 && !even && (ours || !theirs))
-                printf "FAIL np=%d %s: uneven, expected FFTW pairwise\n%s\n",
-                       np, prob[k], plan
+            if (np > 1 && (theirs || (even ? !sym || gen : !gen || sym)))
+                printf "FAIL np=%d %s: expected only mpi-transpose-inplace/%s\n%s\n",
+                       np, prob[k], even ? "(hsa|lsa|mpich)" : "general", plan
             else
                 printf "ok   np=%d %s%s\n", np, prob[k],
-                       ours ? "  (ours)" : (theirs ? "  (FFTW pairwise)" : "")
+                       gen ? "  (general)" : (sym ? "  (symmetric)" : "")
         }')
     echo "$result"
     if [ "$status" -ne 0 ] || echo "$result" | grep -q '^FAIL'; then

@@ -4,16 +4,23 @@
  * the solver the way MPI libraries keep decision rules apart from the
  * algorithms.
  *
- * Two inputs decide:
+ * Our solvers take every in-place transpose of FFTW's usual layouts
+ * (ONLY_TRANSPOSEDP): the symmetric ones (hsa, lsa, mpich) those whose
+ * blocks are all equal, the general one any.  Two inputs decide:
  *   - the planner flag FFTW_MPI_INPLACE_ALLTOALL (internal bit
  *     INPLACE_ALLTOALL): in-place transposes use only our solvers;
  *   - the environment variable FFTW_MPI_INPLACE_ALGORITHM, for programs
  *     that cannot be recompiled:
- *        hsa | lsa | mpich   only that algorithm, as if the flag were set
+ *        hsa | lsa | mpich   only that algorithm where blocks are equal,
+ *                            general elsewhere, as if the flag were set
+ *        general             only the general algorithm, as if the flag
+ *                            were set
  *        auto                any of ours, as if the flag were set
  *        off                 none of ours (stock FFTW)
  *        unset or empty      the flag decides; without it our solvers
  *                            compete with FFTW's under MEASURE/PATIENT.
+ * So a forced symmetric algorithm still gives every in-place transpose a
+ * plan of ours, not FFTW's pairwise exchange.
  *
  * Planning is collective, so every process must see the same choice or the
  * planners diverge and deadlock.  The variable is therefore agreed on in one
@@ -37,7 +44,10 @@ typedef char public_flag_bits_agree[
 
 #define ENV_ALGORITHM "FFTW_MPI_INPLACE_ALGORITHM"
 
+/* A choice is an AIP_Algorithm, TRANSPOSE_INPLACE_GENERAL or one of: */
 enum { CHOICE_UNSET = -1, CHOICE_OFF = -2, CHOICE_ANY = -3 };
+typedef char general_is_no_other_choice[
+     TRANSPOSE_INPLACE_GENERAL < CHOICE_ANY ? 1 : -1];
 
 /* This process's reading of the variable, or CHOICE_UNSET if it is unset,
    empty or unknown (the last with a warning from the first process). */
@@ -51,6 +61,7 @@ static int local_choice(MPI_Comm comm)
      if (!value || !*value) return CHOICE_UNSET;
      if (!strcmp(value, "off")) return CHOICE_OFF;
      if (!strcmp(value, "auto")) return CHOICE_ANY;
+     if (!strcmp(value, "general")) return TRANSPOSE_INPLACE_GENERAL;
      if (AIP_Algorithm_from_name(value, &algorithm) == MPI_SUCCESS
 	 && algorithm != AIP_ALGORITHM_DEFAULT
 	 && algorithm != AIP_ALGORITHM_AUTO)
@@ -59,7 +70,7 @@ static int local_choice(MPI_Comm comm)
      MPI_Comm_rank(comm, &rank);
      if (rank == 0 && !warned)
 	  fprintf(stderr, "fftw_mpi: %s='%s' is not one of hsa, lsa, "
-		  "mpich, auto, off; ignored\n", ENV_ALGORITHM, value);
+		  "mpich, general, auto, off; ignored\n", ENV_ALGORITHM, value);
      warned = 1;
      return CHOICE_UNSET;
 }
@@ -83,39 +94,47 @@ static int agreed_choice(MPI_Comm comm)
      return CHOICE_UNSET;
 }
 
-/* The problems our solvers take: in place, and every process holding
-   exactly one block of each distribution, so that every pair exchanges
-   the same amount (an MPI_Alltoall).  Uneven distributions need the
-   irregular exchange and stay with FFTW's solvers. */
-static int shape_ok(const problem_mpi_transpose *p)
+/* The problems our solvers take: in place, in FFTW's usual layouts. */
+static int ours(const problem_mpi_transpose *p)
+{
+     return p->I == p->O && ONLY_TRANSPOSEDP(p->flags);
+}
+
+/* Whether every process holds exactly one block of each distribution, so
+   that every pair exchanges the same amount (an MPI_Alltoall), as the
+   symmetric algorithms need. */
+static int even(const problem_mpi_transpose *p)
 {
      int n_pes;
      MPI_Comm_size(p->comm, &n_pes);
-     return (p->I == p->O
-	     && ONLY_TRANSPOSEDP(p->flags)
-	     && p->nx == p->block * n_pes
-	     && p->ny == p->tblock * n_pes);
+     return p->nx == p->block * n_pes && p->ny == p->tblock * n_pes;
 }
 
 /* Whether the solver instance for `algorithm` may plan p (collective
-   over p->comm when the shape fits). */
+   over p->comm past the shape checks, on which all processes agree). */
 int XM(transpose_inplace_allowed)(const problem_mpi_transpose *p,
 				  int algorithm)
 {
      int choice;
-     if (!shape_ok(p)) return 0;
+     if (!ours(p)) return 0;
+     if (algorithm != TRANSPOSE_INPLACE_GENERAL && !even(p)) return 0;
      choice = agreed_choice(p->comm);
-     return (choice == CHOICE_UNSET || choice == CHOICE_ANY
-	     || choice == algorithm);
+     if (choice == CHOICE_UNSET || choice == CHOICE_ANY
+	 || choice == algorithm)
+	  return 1;
+     /* a forced symmetric algorithm leaves uneven shapes to general */
+     return (algorithm == TRANSPOSE_INPLACE_GENERAL
+	     && choice >= 0 /* hsa, lsa or mpich */
+	     && !even(p));
 }
 
 /* Whether FFTW's own in-place transposes must leave p to our solvers:
-   with the planner flag or a forcing variable, and a shape we take. */
+   with the planner flag or a forcing variable, and a problem we take. */
 int XM(transpose_inplace_preempts)(const problem_mpi_transpose *p,
 				   const planner *plnr)
 {
      int choice;
-     if (!shape_ok(p)) return 0;
+     if (!ours(p)) return 0;
      choice = agreed_choice(p->comm);
      if (choice == CHOICE_OFF) return 0;
      return choice != CHOICE_UNSET || INPLACE_ALLTOALLP(plnr);

@@ -8,10 +8,14 @@
  * of XM(mkplans_posttranspose) restore row-major (or TRANSPOSED_OUT) order.
  * transpose-pairwise exchanges block by block through a buffer of one
  * block, local size / processes, malloc'ed at every apply: 257 MiB per rank
- * for a 512^3 r2c transform on 2 processes.  Here the exchange is
- * AIP_Alltoall_opt of liballtoall_inplace, which moves every block
- * through a ring of at most $AIP_AUX_BYTES (1 MiB by default) whatever the
- * transform size, in the order of one of the symmetric schedules of
+ * for a 512^3 r2c transform on 2 processes.  Here the exchange is one call
+ * of liballtoall_inplace, whose extra memory is at most $AIP_AUX_BYTES
+ * (1 MiB by default) and O(p) integers whatever the transform size.
+ *
+ * When every process holds one full block of each distribution (nx and ny
+ * divisible by the number of processes, with the default blocks), every
+ * pair exchanges the same amount: AIP_Alltoall_opt moves the blocks through
+ * a ring in the order of one of the symmetric schedules of
  *
  *     T. Hofmann and G. Ruenger, "In-place Algorithms for the Symmetric
  *     All-to-all Exchange with MPI", EuroMPI 2013 (Sect. 4.4 is this use),
@@ -21,11 +25,21 @@
  *   lsa    p steps, a linear shift that overlaps well on small p,
  *   mpich  2p-1 steps, MPICH's in-place pairwise baseline.
  *
- * Applicable to in-place transposes in which every process holds one
- * block of each distribution (nx and ny divisible by the number of
- * processes with the default blocks), where the all-to-all is symmetric.
- * Uneven distributions stay with transpose-pairwise, whose schedule sorts
- * the exchanges around the one process with unequal blocks.
+ * Any other in-place transpose (uneven blocks, processes with no rows) has
+ * an irregular exchange, which the fourth instance does with the general
+ * algorithm of
+ *
+ *     T. Hofmann and G. Ruenger, "An In-place Algorithm for Irregular
+ *     All-to-All Communication with Limited Memory", EuroMPI 2010:
+ *
+ *   general  one AIP_Alltoallv_general_opt with transpose-alltoall.c's
+ *            block sizes and offsets, kept in the plan (4p ints).
+ * It goes in phases, each process asking for what fits in the space its
+ * own sends have freed and in its aux buffer: more messages and
+ * synchronisation than a fixed symmetric schedule, so on even shapes it is
+ * estimated after the three above (timing planners still try it), but it
+ * takes every shape, and no in-place transpose is left to
+ * transpose-pairwise's block-sized buffer.
  *
  * The local transposes are FFTW's own in-place rank-0 plans, as in
  * transpose-pairwise, with FFTW's buffers: rdft/vrank3-transpose.c refuses
@@ -34,8 +48,8 @@
  * them with CONSERVE_MEMORY, which would extend the rule to EXHAUSTIVE,
  * broke FFTW_WISDOM_ONLY replanning on the second process.)
  *
- * Under FFTW_ESTIMATE, HSA is preferred to LSA and LSA to MPICH, and
- * FFTW's pairwise exchange to all of them unless the planner flag
+ * Under FFTW_ESTIMATE, HSA is preferred to LSA, LSA to MPICH and MPICH to
+ * general, and FFTW's pairwise exchange to all of them unless the planner flag
  * FFTW_MPI_INPLACE_ALLTOALL asks for ours (estimate_rank).  See
  * transpose-inplace-choice.c for the flag and FFTW_MPI_INPLACE_ALGORITHM.
  */
@@ -48,7 +62,7 @@
 
 typedef struct {
      solver super;
-     AIP_Algorithm algorithm;
+     int algorithm; /* an AIP_Algorithm or TRANSPOSE_INPLACE_GENERAL */
 } S;
 
 typedef struct {
@@ -57,17 +71,37 @@ typedef struct {
      plan *cld1, *cld2, *cld2rest, *cld3;
      INT rest_Ioff, rest_Ooff;
 
-     /* one block for each process: count units of block_type */
+     /* the exchange, in units of unit_type: symmetric, count units with
+	each process; general, the send/receive sizes and offsets of each
+	process (send_block_sizes != 0) */
      int count;
-     MPI_Datatype block_type;
+     int *send_block_sizes, *send_block_offsets;
+     int *recv_block_sizes, *recv_block_offsets;
+     MPI_Datatype unit_type;
+     int algorithm;
      AIP_Options options;
      MPI_Comm comm;
 } P;
 
+static const char *algorithm_name(int algorithm)
+{
+     if (algorithm == TRANSPOSE_INPLACE_GENERAL) return "general";
+     return AIP_Algorithm_name((AIP_Algorithm) algorithm);
+}
+
 static void exchange(const P *ego, R *buf)
 {
-     int rc = AIP_Alltoall_opt(buf, ego->count, ego->block_type, ego->comm,
-			       &ego->options);
+     int rc;
+     if (ego->send_block_sizes)
+	  rc = AIP_Alltoallv_general_opt(buf, ego->send_block_sizes,
+					 ego->send_block_offsets,
+					 ego->recv_block_sizes,
+					 ego->recv_block_offsets,
+					 ego->unit_type, ego->comm,
+					 &ego->options);
+     else
+	  rc = AIP_Alltoall_opt(buf, ego->count, ego->unit_type, ego->comm,
+				&ego->options);
      if (rc != MPI_SUCCESS) {
 	  /* The library has reported the error through the communicator's
 	     handler; if that returned, the data is not transposed, and a
@@ -76,7 +110,7 @@ static void exchange(const P *ego, R *buf)
 	  int len;
 	  MPI_Error_string(rc, message, &len);
 	  fprintf(stderr, "fftw_mpi: in-place transpose (%s) failed: %s\n",
-		  AIP_Algorithm_name(ego->options.algorithm), message);
+		  algorithm_name(ego->algorithm), message);
 	  MPI_Abort(ego->comm, rc);
      }
 }
@@ -113,7 +147,7 @@ static void apply(const plan *ego_, R *I, R *O)
 static int applicable(const S *ego, const problem *p_)
 {
      const problem_mpi_transpose *p = (const problem_mpi_transpose *) p_;
-     return XM(transpose_inplace_allowed)(p, (int) ego->algorithm);
+     return XM(transpose_inplace_allowed)(p, ego->algorithm);
 }
 
 static void awake(plan *ego_, enum wakefulness wakefulness)
@@ -128,8 +162,9 @@ static void awake(plan *ego_, enum wakefulness wakefulness)
 static void destroy(plan *ego_)
 {
      P *ego = (P *) ego_;
-     if (ego->block_type != FFTW_MPI_TYPE)
-	  MPI_Type_free(&ego->block_type);
+     X(ifree0)(ego->send_block_sizes);
+     if (ego->unit_type != FFTW_MPI_TYPE)
+	  MPI_Type_free(&ego->unit_type);
      MPI_Comm_free(&ego->comm);
      X(plan_destroy_internal)(ego->cld3);
      X(plan_destroy_internal)(ego->cld2rest);
@@ -141,21 +176,35 @@ static void print(const plan *ego_, printer *p)
 {
      const P *ego = (const P *) ego_;
      p->print(p, "(mpi-transpose-inplace/%s%(%p%)%(%p%)%(%p%)%(%p%))",
-	      AIP_Algorithm_name(ego->options.algorithm),
+	      algorithm_name(ego->algorithm),
 	      ego->cld1, ego->cld2, ego->cld2rest, ego->cld3);
 }
 
-/* MPI counts are ints: one block of n reals is sent as *count units of
-   *unit reals, the smallest unit (1, vn, then a row of the block) that
-   makes the count fit.  0 if none does. */
-static int block_units(INT n, INT vn, INT row, int *count, INT *unit)
+static INT gcd(INT a, INT b)
 {
+     while (b) {
+	  INT r = a % b;
+	  a = b;
+	  b = r;
+     }
+     return a;
+}
+
+/* MPI counts are ints: the exchange counts in units of *unit reals, the
+   smallest of 1, vn and `whole` that brings n, its largest size or offset
+   on any process, within INT_MAX.  Every block has block or nx % block
+   rows (or none) and tblock or ny % tblock columns, so whole = vn *
+   gcd(nx, block) * gcd(ny, tblock) divides every size and offset: the
+   whole block when blocks are equal.  The same on every process; 0 if no
+   unit fits. */
+static int exchange_unit(const problem_mpi_transpose *p, INT n, INT *unit)
+{
+     INT vn = p->vn;
+     INT whole = vn * gcd(p->nx, p->block) * gcd(p->ny, p->tblock);
      *unit = 1;
      if (n > INT_MAX) *unit = vn;
-     if (n / *unit > INT_MAX) *unit = row;
-     if (n / *unit > INT_MAX || *unit > INT_MAX) return 0;
-     *count = (int) (n / *unit);
-     return 1;
+     if (n / *unit > INT_MAX) *unit = whole;
+     return n / *unit <= INT_MAX && *unit <= INT_MAX;
 }
 
 static MPI_Datatype unit_type(INT unit)
@@ -167,17 +216,48 @@ static MPI_Datatype unit_type(INT unit)
      return type;
 }
 
+/* transpose-alltoall.c's layout of an irregular exchange, in units: to
+   process pe, the b x dbt block at ny-row pe * tblock of the pre-transposed
+   b x ny array; from it, db x bt at nx-row pe * block of the nx x bt
+   result.  Empty blocks are put at offset 0, as their offsets may lie past
+   the array and INT_MAX. */
+static void general_blocks(P *pln, const problem_mpi_transpose *p,
+			   int my_pe, int n_pes, INT unit)
+{
+     int *sbs = (int *) MALLOC(4 * n_pes * sizeof(int), PLANS);
+     int *sbo = sbs + n_pes, *rbs = sbo + n_pes, *rbo = rbs + n_pes;
+     INT vn = p->vn;
+     INT b = XM(block)(p->nx, p->block, my_pe);
+     INT bt = XM(block)(p->ny, p->tblock, my_pe);
+     int pe;
+
+     for (pe = 0; pe < n_pes; ++pe) {
+	  INT db = XM(block)(p->nx, p->block, pe);
+	  INT dbt = XM(block)(p->ny, p->tblock, pe);
+	  sbs[pe] = (int) (b * dbt * vn / unit);
+	  sbo[pe] = sbs[pe] ? (int) (pe * b * p->tblock * vn / unit) : 0;
+	  rbs[pe] = (int) (db * bt * vn / unit);
+	  rbo[pe] = rbs[pe] ? (int) (pe * p->block * bt * vn / unit) : 0;
+     }
+     pln->send_block_sizes = sbs;
+     pln->send_block_offsets = sbo;
+     pln->recv_block_sizes = rbs;
+     pln->recv_block_offsets = rbo;
+}
+
 /* FFTW counts no cost for MPI (see transpose-pairwise's FIXME), so the
    estimate only orders the choices: FFTW's pairwise exchange first when
    the planner flag is absent, then HSA, LSA and MPICH, the order of the
-   paper's measurements.  Timing planners (MEASURE, PATIENT) decide by
+   paper's measurements, then the general exchange, which the others beat
+   where they apply.  Timing planners (MEASURE, PATIENT) decide by
    measurement instead. */
-static double estimate_rank(AIP_Algorithm algorithm)
+static double estimate_rank(int algorithm)
 {
      switch (algorithm) {
 	 case AIP_ALGORITHM_HSA: return 1;
 	 case AIP_ALGORITHM_LSA: return 2;
-	 default: return 3;
+	 case AIP_ALGORITHM_MPICH: return 3;
+	 default: return 4;
      }
 }
 
@@ -187,8 +267,9 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      const problem_mpi_transpose *p;
      P *pln;
      plan *cld1 = 0, *cld2 = 0, *cld2rest = 0, *cld3 = 0;
-     INT b, vn, unit, rest_Ioff, rest_Ooff;
-     int my_pe, count;
+     INT b, vn, n, unit, rest_Ioff, rest_Ooff;
+     int my_pe, n_pes;
+     int general = (ego->algorithm == TRANSPOSE_INPLACE_GENERAL);
      R *I;
      static const plan_adt padt = {
 	  XM(transpose_solve), awake, print, destroy
@@ -200,13 +281,16 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      p = (const problem_mpi_transpose *) p_;
      vn = p->vn;
      I = p->I;
-     b = p->block; /* every process holds one full block */
-
-     /* the same on every process: the shape is uniform (applicable) */
-     if (!block_units(b * p->tblock * vn, vn, p->tblock * vn, &count, &unit))
-	  return (plan *) 0;
-
      MPI_Comm_rank(p->comm, &my_pe);
+     MPI_Comm_size(p->comm, &n_pes);
+     b = XM(block)(p->nx, p->block, my_pe);
+
+     /* the largest size or offset: a block (symmetric), else a whole
+	local array, block x ny before the exchange or nx x tblock after */
+     n = general ? X(imax)(p->block * p->ny, p->nx * p->tblock) * vn
+	  : p->block * p->tblock * vn;
+     if (!exchange_unit(p, n, &unit))
+	  return (plan *) 0;
 
      if (!(p->flags & TRANSPOSED_IN)) { /* b x ny x vn -> ny x b x vn */
 	  cld1 = X(mkplan_f_d)(plnr,
@@ -233,10 +317,16 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      pln->rest_Ooff = rest_Ooff;
      pln->cld3 = cld3;
 
-     pln->count = count;
-     pln->block_type = unit_type(unit);
-     AIP_Options_init(&pln->options);
-     pln->options.algorithm = ego->algorithm; /* aux: $AIP_AUX_BYTES */
+     AIP_Options_init(&pln->options); /* aux: $AIP_AUX_BYTES */
+     if (general)
+	  general_blocks(pln, p, my_pe, n_pes, unit);
+     else {
+	  pln->send_block_sizes = 0;
+	  pln->count = (int) (n / unit); /* n is one block */
+	  pln->options.algorithm = (AIP_Algorithm) ego->algorithm;
+     }
+     pln->unit_type = unit_type(unit);
+     pln->algorithm = ego->algorithm;
      MPI_Comm_dup(p->comm, &pln->comm);
 
      X(ops_zero)(&pln->super.super.ops);
@@ -256,7 +346,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      return (plan *) 0;
 }
 
-static solver *mksolver(AIP_Algorithm algorithm)
+static solver *mksolver(int algorithm)
 {
      static const solver_adt sadt = { PROBLEM_MPI_TRANSPOSE, mkplan, 0 };
      S *slv = MKSOLVER(S, &sadt);
@@ -271,4 +361,5 @@ void XM(transpose_inplace_register)(planner *p)
      REGISTER_SOLVER(p, mksolver(AIP_ALGORITHM_HSA));
      REGISTER_SOLVER(p, mksolver(AIP_ALGORITHM_LSA));
      REGISTER_SOLVER(p, mksolver(AIP_ALGORITHM_MPICH));
+     REGISTER_SOLVER(p, mksolver(TRANSPOSE_INPLACE_GENERAL));
 }
