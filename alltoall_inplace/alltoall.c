@@ -17,7 +17,8 @@ int AIP_Alltoall_opt(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
     else if (aip_type_info_get(datatype, &type) != MPI_SUCCESS)
         aip_call_error(&call, MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL or not valid");
     for (int j = 0; j < call.size && call.error == MPI_SUCCESS; j++)
-        aip_call_set_block(&call, call.blocks, j, count, &type, (MPI_Aint)j * count * type.extent, "datatype");
+        aip_call_set_block(&call, call.blocks, j, count, &type, (MPI_Aint)j * count * type.extent,
+                           "datatype");
     return aip_call_run(&call, options);
 }
 

@@ -20,8 +20,8 @@ int AIP_Alltoallv_opt(void *buf, const int counts[], const int displs[], MPI_Dat
         if (counts[j] < 0)
             aip_call_error(&call, MPI_ERR_COUNT, "counts[%d] = %d is negative", j, counts[j]);
         else
-            aip_call_set_block(&call, call.blocks, j, counts[j], &type, (MPI_Aint)displs[j] * type.extent,
-                               "datatype");
+            aip_call_set_block(&call, call.blocks, j, counts[j], &type,
+                               (MPI_Aint)displs[j] * type.extent, "datatype");
     }
     return aip_call_run(&call, options);
 }

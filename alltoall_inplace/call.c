@@ -140,8 +140,9 @@ int aip_call_run(aip_call *call, const AIP_Options *options)
                               &private_comm, &agreement)) != MPI_SUCCESS)
         goto out;
 
-    AIP_Algorithm algorithm = agreement.choice == AIP_ALGORITHM_AUTO ? aip_decide(call->size)
-                                                                     : (AIP_Algorithm)agreement.choice;
+    AIP_Algorithm algorithm = agreement.choice == AIP_ALGORITHM_AUTO
+                                  ? aip_decide(call->size)
+                                  : (AIP_Algorithm)agreement.choice;
     const aip_schedule *schedule = aip_algorithm_schedule(algorithm);
     size_t chunk_bytes = chunk_bytes_for(agreement.min_aux_bytes);
 

@@ -146,7 +146,8 @@ static void reset_receive(const test_run *t, int *rcounts, int *rdispls)
 static void bad_general(test_run *t)
 {
     const int last = t->size - 1;
-    int *rcounts = malloc(sizeof(int) * (size_t)t->size), *rdispls = malloc(sizeof(int) * (size_t)t->size);
+    int *rcounts = malloc(sizeof(int) * (size_t)t->size);
+    int *rdispls = malloc(sizeof(int) * (size_t)t->size);
     AIP_Options opt = AIP_OPTIONS_INIT;
     int err;
 

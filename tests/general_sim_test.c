@@ -57,7 +57,8 @@ static int run(int p, uint64_t seed, layout_pattern pattern, layout_placement pl
                MPI_Aint aux_bytes, AIP_Aux_strategy strategy, int nbuffers)
 {
     long long *count = malloc(sizeof(long long) * (size_t)p * (size_t)p);
-    long long *sd = malloc(sizeof(long long) * (size_t)p), *rd = malloc(sizeof(long long) * (size_t)p);
+    long long *sd = malloc(sizeof(long long) * (size_t)p);
+    long long *rd = malloc(sizeof(long long) * (size_t)p);
     sim_proc *proc = calloc((size_t)p, sizeof *proc);
     aip_piece *from = malloc(sizeof(aip_piece) * (3 * (size_t)p + 1)), to[2];
     int failed = 0;

@@ -49,7 +49,8 @@ typedef struct problem {
 static void make_problem(int p, int rank, uint64_t seed, const general_case *c,
                          long long max_count, problem *pr)
 {
-    long long *sd = malloc(sizeof(long long) * (size_t)p), *rd = malloc(sizeof(long long) * (size_t)p);
+    long long *sd = malloc(sizeof(long long) * (size_t)p);
+    long long *rd = malloc(sizeof(long long) * (size_t)p);
     pr->count = malloc(sizeof(long long) * (size_t)p * (size_t)p);
     pr->scounts = malloc(sizeof(int) * (size_t)p);
     pr->sdispls = malloc(sizeof(int) * (size_t)p);
