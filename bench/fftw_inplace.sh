@@ -4,7 +4,8 @@
 # forward transform (mpi-bench -s irN0xN1xN2), run once per variant
 #
 #   stock in-place       FFTW's own transposes (FFTW_MPI_INPLACE_ALGORITHM=off)
-#   ours, HSA / LSA      -o inplace=hsa / -o inplace=lsa
+#   ours, HSA / LSA      -o inplace=hsa / -o inplace=lsa (N0 and N1 divide by RANKS)
+#   ours, general        -o inplace=general (uneven: they do not)
 #   stock out-of-place   orN0xN1xN2, FFTW's own transposes
 #   ... destroying input dorN0xN1xN2 (FFTW_DESTROY_INPUT): FFTW's fastest,
 #                        MPI_Alltoall between two arrays
@@ -68,7 +69,13 @@ run() {
 }
 
 run "stock in-place" FFTW_MPI_INPLACE_ALGORITHM=off "ir$dims"
-run "ours, HSA" FFTW_MPI_INPLACE_ALGORITHM= "ir$dims" -o inplace=hsa
-run "ours, LSA" FFTW_MPI_INPLACE_ALGORITHM= "ir$dims" -o inplace=lsa
+# The transposes split N0 and N1: the symmetric exchanges where both divide
+# by the ranks, else the general one (which a forced hsa or lsa would give).
+if echo "$dims" | awk -F x -v np="$np" '{ exit !($1 % np == 0 && $2 % np == 0) }'; then
+    run "ours, HSA" FFTW_MPI_INPLACE_ALGORITHM= "ir$dims" -o inplace=hsa
+    run "ours, LSA" FFTW_MPI_INPLACE_ALGORITHM= "ir$dims" -o inplace=lsa
+else
+    run "ours, general" FFTW_MPI_INPLACE_ALGORITHM= "ir$dims" -o inplace=general
+fi
 run "stock out-of-place" FFTW_MPI_INPLACE_ALGORITHM=off "or$dims"
 run "... destroying input" FFTW_MPI_INPLACE_ALGORITHM=off "dor$dims"

@@ -125,9 +125,16 @@ configure_fftw() {
 }
 
 make_fftw() {
-    local tree=$1
+    local tree=$1 ldflags
     echo "  make FFTW with $JOBS jobs (log: $tree/make.log)"
-    make -C "$tree/build" -j "$JOBS" > "$tree/make.log" 2>&1 ||
+    # Programs linked against the uninstalled libfftw3_mpi must find the
+    # uninstalled liballtoall_inplace it needs, not an older copy under the
+    # prefix (the rpath), which lacks the newer symbols.
+    ldflags=$(sed -n 's/^LDFLAGS = //p' "$tree/build/Makefile")
+    case "$AIP_LIBS" in
+    *.la) ldflags="$ldflags -Wl,-rpath-link,$(dirname "$AIP_LIBS")/.libs" ;;
+    esac
+    make -C "$tree/build" -j "$JOBS" LDFLAGS="$ldflags" > "$tree/make.log" 2>&1 ||
         { grep -B2 -A8 -m 3 'error' "$tree/make.log" || tail -n 30 "$tree/make.log"
           die "make of FFTW failed"; }
 }

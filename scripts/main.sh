@@ -3,6 +3,7 @@
 # Install what is missing, build liballtoall_inplace and the patched FFTW,
 # and run the main job (bench/fftw_inplace.sh): mpi-bench on an in-place 3D
 # real forward transform, stock FFTW in-place vs our HSA and LSA transposes
+# (our general one where the ranks do not divide the transposed dimensions)
 # vs stock out-of-place (preserving and destroying its input), with time per
 # transform, peak resident memory per rank and the plan's transposes.
 # Default: Open MPI, ir256x256x256 on 2 ranks, FFTW_MEASURE; the paper's
