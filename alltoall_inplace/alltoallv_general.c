@@ -151,6 +151,15 @@ static int post_send(general_exchange *x, int dest, MPI_Comm comm, MPI_Request *
     return post_data(x, 0, n, dest, comm, request);
 }
 
+/* Step 3's sends of this phase are posted: wait for every message, then step 4. */
+static int complete_phase(general_exchange *x, int nother)
+{
+    int err = MPI_Waitall(nother, x->other, MPI_STATUSES_IGNORE);
+    if (err == MPI_SUCCESS)
+        aip_general_update(&x->sets, x->asked);
+    return err;
+}
+
 /* Steps 2-4 with requests between the pairs still exchanging. */
 static int phases_p2p(general_exchange *x, MPI_Comm comm)
 {
@@ -185,9 +194,7 @@ static int phases_p2p(general_exchange *x, MPI_Comm comm)
                 err = post_send(x, i, comm, &x->other[nother++]);
         }
         if (err == MPI_SUCCESS)
-            err = MPI_Waitall(nother, x->other, MPI_STATUSES_IGNORE);
-        if (err == MPI_SUCCESS)
-            aip_general_update(g, x->asked);
+            err = complete_phase(x, nother);
     }
     return err;
 }
@@ -201,11 +208,11 @@ static int phases_alltoall(general_exchange *x, MPI_Comm comm)
     MPI_Aint *out = x->words, *in = x->words + 2 * (size_t)p;
 
     while (err == MPI_SUCCESS) {
-        int nother = 0, anyone = 0;
+        int nother = 0, anyone = 0, active = aip_general_active(g);
         aip_general_requests(g, x->ask);
         for (int j = 0; j < p; j++) {
             out[2 * j] = x->ask[j];
-            out[2 * j + 1] = aip_general_active(g);
+            out[2 * j + 1] = active;
         }
         if ((err = MPI_Alltoall(out, 2, MPI_AINT, in, 2, MPI_AINT, comm)) != MPI_SUCCESS)
             break;
@@ -222,9 +229,7 @@ static int phases_alltoall(general_exchange *x, MPI_Comm comm)
             if (x->asked[i] > 0)
                 err = post_send(x, i, comm, &x->other[nother++]);
         if (err == MPI_SUCCESS)
-            err = MPI_Waitall(nother, x->other, MPI_STATUSES_IGNORE);
-        if (err == MPI_SUCCESS)
-            aip_general_update(g, x->asked);
+            err = complete_phase(x, nother);
     }
     return err;
 }

@@ -19,7 +19,7 @@
  * Either way a source holds at most one piece (it is granted space only
  * when it holds none), pieces are appended at the end of their arena, and
  * after each phase the pieces are moved down to close the gaps the drained
- * ones left: no fragmentation, and at most one arena's bytes moved.
+ * ones left: no fragmentation, and at most the budget's bytes moved.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -969,44 +969,22 @@ static int run_benchmark(const options *opt, MPI_Comm comm)
     return failed;
 }
 
-/* The exit status, unless MPI cannot shut down cleanly. */
-static int finalize(int status)
+/* bench_main's view of the options. */
+static parse_status parse(int argc, char **argv, int nprocs, void *opt, char *why,
+                          size_t why_size)
 {
-    return MPI_Finalize() == MPI_SUCCESS ? status : EXIT_ABORTED;
+    parse_status status = parse_options(argc, argv, opt, why, why_size);
+    return status == PARSE_OK ? check_options_fit(opt, nprocs, why, why_size) : status;
+}
+
+static int run(const void *opt, MPI_Comm comm)
+{
+    return run_benchmark(opt, comm);
 }
 
 int main(int argc, char **argv)
 {
+    static const bench_main_ops ops = { "alltoallv_bench", parse, print_usage, run };
     options opt;
-    char why[256] = "";
-    int rank, nprocs;
-    MPI_Comm comm;
-
-    bench_program = "alltoallv_bench";
-    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
-        fputs("alltoallv_bench: MPI_Init failed\n", stderr);
-        return EXIT_ABORTED;
-    }
-    check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
-    check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size");
-
-    /* Every rank parses the same arguments, so all of them stop here together. */
-    parse_status status = parse_options(argc, argv, &opt, why, sizeof why);
-    if (status == PARSE_OK)
-        status = check_options_fit(&opt, nprocs, why, sizeof why);
-    if (status != PARSE_OK) {
-        if (rank == 0) {
-            if (status == PARSE_ERROR)
-                fprintf(stderr, "alltoallv_bench: %s\n", why);
-            print_usage(status == PARSE_HELP ? stdout : stderr);
-        }
-        return finalize(status == PARSE_HELP ? EXIT_SUCCESS : EXIT_USAGE);
-    }
-
-    /* Errors come back as codes, to be reported with what failed. */
-    check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
-    check_mpi(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-    int failed = run_benchmark(&opt, comm);
-    check_mpi(MPI_Comm_free(&comm), "MPI_Comm_free");
-    return finalize(failed ? EXIT_CHECK_FAILED : EXIT_SUCCESS);
+    return bench_main(argc, argv, &ops, &opt);
 }

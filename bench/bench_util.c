@@ -213,3 +213,42 @@ void mpi_library_version(char *text, size_t size)
             *c = ' ';
     snprintf(text, size, "%s", version);
 }
+
+/* ---- The program ---- */
+
+/* The exit status, unless MPI cannot shut down cleanly. */
+static int finalize(int status)
+{
+    return MPI_Finalize() == MPI_SUCCESS ? status : EXIT_ABORTED;
+}
+
+int bench_main(int argc, char **argv, const bench_main_ops *ops, void *options)
+{
+    char why[256] = "";
+    int rank, nprocs;
+    MPI_Comm comm;
+
+    bench_program = ops->name;
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        fprintf(stderr, "%s: MPI_Init failed\n", ops->name);
+        return EXIT_ABORTED;
+    }
+    check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
+    check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size");
+
+    parse_status status = ops->parse(argc, argv, nprocs, options, why, sizeof why);
+    if (status != PARSE_OK) {
+        if (rank == 0) {
+            if (status == PARSE_ERROR)
+                fprintf(stderr, "%s: %s\n", ops->name, why);
+            ops->print_usage(status == PARSE_HELP ? stdout : stderr);
+        }
+        return finalize(status == PARSE_HELP ? EXIT_SUCCESS : EXIT_USAGE);
+    }
+
+    check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
+    check_mpi(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+    int failed = ops->run(options, comm);
+    check_mpi(MPI_Comm_free(&comm), "MPI_Comm_free");
+    return finalize(failed ? EXIT_CHECK_FAILED : EXIT_SUCCESS);
+}

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <mpi.h>
 
@@ -80,5 +81,23 @@ time_summary summarise_slowest(const double *times, int reps, MPI_Comm comm);
 
 /* The MPI library's version on one line (MPICH separates with tabs and newlines). */
 void mpi_library_version(char *text, size_t size);
+
+/* ---- The program ---- */
+
+/* What a benchmark supplies to bench_main; `options` is its own options struct. */
+typedef struct bench_main_ops {
+    const char *name;
+    /* argv -> *options, checked against the number of ranks */
+    parse_status (*parse)(int argc, char **argv, int nprocs, void *options, char *why,
+                          size_t why_size);
+    void (*print_usage)(FILE *out);
+    /* the benchmark, on a duplicate of MPI_COMM_WORLD that returns error codes;
+     * nonzero if a result check failed */
+    int (*run)(const void *options, MPI_Comm comm);
+} bench_main_ops;
+
+/* MPI_Init, parse (every rank alike, so that all stop together on bad
+ * arguments), run, MPI_Finalize; returns the exit status. */
+int bench_main(int argc, char **argv, const bench_main_ops *ops, void *options);
 
 #endif /* BENCH_UTIL_H */

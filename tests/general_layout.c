@@ -5,20 +5,11 @@
 #include <stdlib.h>
 
 #include "general_layout.h"
+#include "test_util.h"
 
 const char *const layout_pattern_names[N_PATTERNS] = { "dense", "sparse", "one-sender",
                                                        "grains" };
 const char *const layout_placement_names[N_PLACEMENTS] = { "shuffled", "reversed", "over" };
-
-/* The same stateless hash as test_util.c's, without MPI. */
-static uint64_t mix(uint64_t a, uint64_t b, uint64_t c)
-{
-    uint64_t z = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL ^
-                 (c + 0x2545f4914f6cdd1dULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 void layout_counts(int p, uint64_t seed, layout_pattern pattern, long long max_count,
                    long long *count)
@@ -26,11 +17,11 @@ void layout_counts(int p, uint64_t seed, layout_pattern pattern, long long max_c
     long long grain = max_count / 2 > 0 ? max_count / 2 : 1;
     for (int i = 0; i < p; i++) {
         /* sparse: this rank's 1-3 peers */
-        int npeers = 1 + (int)(mix(seed, (uint64_t)i, 7) % 3);
+        int npeers = 1 + (int)(test_hash(seed, (uint64_t)i, 7) % 3);
         /* dense: some ranks send ten times less, so that totals differ */
-        long long scale = mix(seed, (uint64_t)i, 11) % 4 == 0 ? 10 : 1;
+        long long scale = test_hash(seed, (uint64_t)i, 11) % 4 == 0 ? 10 : 1;
         for (int j = 0; j < p; j++) {
-            uint64_t u = mix(seed, (uint64_t)i, 1000 + (uint64_t)j);
+            uint64_t u = test_hash(seed, (uint64_t)i, 1000 + (uint64_t)j);
             long long c = 0;
             switch (pattern) {
             case PATTERN_DENSE:
@@ -38,7 +29,7 @@ void layout_counts(int p, uint64_t seed, layout_pattern pattern, long long max_c
                 break;
             case PATTERN_SPARSE:
                 for (int k = 0; k < npeers; k++)
-                    if ((int)(mix(seed, (uint64_t)i, 100 + (uint64_t)k) % (uint64_t)p) == j)
+                    if ((int)(test_hash(seed, (uint64_t)i, 100 + (uint64_t)k) % (uint64_t)p) == j)
                         c = 1 + (long long)((u >> 8) % (uint64_t)max_count);
                 break;
             case PATTERN_ONE_SENDER:
@@ -61,7 +52,7 @@ static void shuffle(int p, uint64_t seed, uint64_t salt, int *order)
     for (int i = 0; i < p; i++)
         order[i] = i;
     for (int i = p - 1; i > 0; i--) {
-        int k = (int)(mix(seed, salt, (uint64_t)i) % (uint64_t)(i + 1)), t = order[i];
+        int k = (int)(test_hash(seed, salt, (uint64_t)i) % (uint64_t)(i + 1)), t = order[i];
         order[i] = order[k];
         order[k] = t;
     }
@@ -74,7 +65,7 @@ static long long lay_out(int p, const int *order, const long long *size, long lo
 {
     long long at = start;
     for (int k = 0; k < p; k++) {
-        uint64_t u = mix(seed, salt, (uint64_t)k);
+        uint64_t u = test_hash(seed, salt, (uint64_t)k);
         if (u % 3 == 0)
             at += (long long)((u >> 8) % 5);
         displ[order[k]] = at;

@@ -2,7 +2,7 @@
  * general_layout.h - random problems for the general in-place Alltoallv,
  * the same on every rank for the same seed (each rank computes the whole
  * count matrix, then its own placement).  Shared by the simulation test
- * (no MPI) and the MPI test.
+ * (no communication) and the MPI test.
  */
 #ifndef AIP_GENERAL_LAYOUT_H
 #define AIP_GENERAL_LAYOUT_H

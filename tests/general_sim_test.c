@@ -1,9 +1,9 @@
 /*
  * general_sim_test - the general in-place Alltoallv's index sets, update
  * and auxiliary buffer (general_sets.c, general_aux.c) run on p simulated
- * processes in one program, without MPI: each phase, every process asks,
- * the asked bytes are copied from the sender's pieces to the receiver's,
- * and every process updates.  Checked for every problem:
+ * processes in one program, without communication: each phase, every
+ * process asks, the asked bytes are copied from the sender's pieces to the
+ * receiver's, and every process updates.  Checked for every problem:
  *   - the result: each receive region holds, byte for byte, the sender's
  *     original send region;
  *   - progress: every phase moves at least one byte (no deadlock, no
@@ -22,6 +22,7 @@
 
 #include "general.h"
 #include "general_layout.h"
+#include "test_util.h"
 
 typedef struct sim_proc {
     aip_general g;
@@ -29,11 +30,6 @@ typedef struct sim_proc {
     aip_block *send, *recv;
     MPI_Aint *request, *sent;
 } sim_proc;
-
-static unsigned char pattern_byte(int rank, MPI_Aint offset)
-{
-    return (unsigned char)(rank * 131 + offset * 7 + (offset >> 8));
-}
 
 /* Copy `bytes` from the sender's pieces to the receiver's. */
 static void copy_pieces(const aip_piece *from, int nfrom, const aip_piece *to, int nto)
@@ -76,8 +72,7 @@ static int run(int p, uint64_t seed, layout_pattern pattern, layout_placement pl
         q->recv = malloc(sizeof(aip_block) * (size_t)p);
         q->request = malloc(sizeof(MPI_Aint) * (size_t)p);
         q->sent = malloc(sizeof(MPI_Aint) * (size_t)p);
-        for (long long x = 0; x < n; x++)
-            q->buf[x] = (char)pattern_byte(r, x);
+        test_fill(q->buf, (size_t)n, seed, r);
         memcpy(q->orig, q->buf, (size_t)n);
         for (int j = 0; j < p; j++) {
             q->send[j] = (aip_block){ sd[j], count[(size_t)r * p + j] };

@@ -46,18 +46,17 @@ typedef struct problem {
     long long elements; /* of the buffer */
 } problem;
 
-static void make_problem(int p, int rank, uint64_t seed, const general_case *c,
-                         long long max_count, problem *pr)
+/* Allocate pr and place this rank's regions for the counts in pr->count. */
+static void place_problem(int p, int rank, uint64_t seed, layout_placement placement,
+                          problem *pr)
 {
     long long *sd = malloc(sizeof(long long) * (size_t)p);
     long long *rd = malloc(sizeof(long long) * (size_t)p);
-    pr->count = malloc(sizeof(long long) * (size_t)p * (size_t)p);
     pr->scounts = malloc(sizeof(int) * (size_t)p);
     pr->sdispls = malloc(sizeof(int) * (size_t)p);
     pr->rcounts = malloc(sizeof(int) * (size_t)p);
     pr->rdispls = malloc(sizeof(int) * (size_t)p);
-    layout_counts(p, seed, c->pattern, max_count, pr->count);
-    layout_place(p, rank, seed, c->placement, pr->count, sd, rd, &pr->elements);
+    layout_place(p, rank, seed, placement, pr->count, sd, rd, &pr->elements);
     for (int j = 0; j < p; j++) {
         pr->scounts[j] = (int)pr->count[(size_t)rank * p + j];
         pr->rcounts[j] = (int)pr->count[(size_t)j * p + rank];
@@ -66,6 +65,14 @@ static void make_problem(int p, int rank, uint64_t seed, const general_case *c,
     }
     free(sd);
     free(rd);
+}
+
+static void make_problem(int p, int rank, uint64_t seed, const general_case *c,
+                         long long max_count, problem *pr)
+{
+    pr->count = malloc(sizeof(long long) * (size_t)p * (size_t)p);
+    layout_counts(p, seed, c->pattern, max_count, pr->count);
+    place_problem(p, rank, seed, c->placement, pr);
 }
 
 static void free_problem(problem *pr)
@@ -132,27 +139,16 @@ static unsigned char byte_of(int from, int to, size_t k)
 static int run_memory(int rank, int p, long long mib)
 {
     const long long budget = 1 << 20, limit = budget + (4 << 20);
-    general_case c = { PATTERN_DENSE, PLACE_SHUFFLED, AIP_OPTIONS_INIT, NULL };
-    test_type bytes_type = { "MPI_BYTE", MPI_BYTE, 1 };
+    AIP_Options options = AIP_OPTIONS_INIT;
     problem pr;
 
-    c.type = &bytes_type;
-    c.options.aux_bytes = budget;
+    options.aux_bytes = budget;
     /* every pair exchanges 1 to 5/4 of mib/p MiB, in shuffled places */
-    make_problem(p, rank, 42, &c, 1, &pr);
-    long long share = (mib << 20) / p, *sd = malloc(sizeof(long long) * (size_t)p),
-              *rd = malloc(sizeof(long long) * (size_t)p);
+    long long share = (mib << 20) / p;
+    pr.count = malloc(sizeof(long long) * (size_t)p * (size_t)p);
     for (size_t k = 0; k < (size_t)p * (size_t)p; k++)
         pr.count[k] = share + (long long)(test_hash(42, k, 0) % (uint64_t)(share / 4));
-    layout_place(p, rank, 42, PLACE_SHUFFLED, pr.count, sd, rd, &pr.elements);
-    for (int j = 0; j < p; j++) {
-        pr.scounts[j] = (int)pr.count[(size_t)rank * p + j];
-        pr.rcounts[j] = (int)pr.count[(size_t)j * p + rank];
-        pr.sdispls[j] = (int)sd[j];
-        pr.rdispls[j] = (int)rd[j];
-    }
-    free(sd);
-    free(rd);
+    place_problem(p, rank, 42, PLACE_SHUFFLED, &pr);
     char *buf = malloc((size_t)pr.elements + 1);
     if (!buf) {
         fprintf(stderr, "rank %d: cannot allocate %lld bytes\n", rank, pr.elements);
@@ -162,16 +158,16 @@ static int run_memory(int rank, int p, long long mib)
     for (int j = 0; j < p; j++)
         for (int k = 0; k < pr.scounts[j]; k++)
             buf[pr.sdispls[j] + (size_t)k] = (char)byte_of(rank, j, (size_t)k);
-    /* warm up MPI and the library's communicator */
-    int zeros[1] = { 0 };
-    if (p == 1)
-        AIP_Alltoallv_general(buf, zeros, zeros, zeros, zeros, MPI_BYTE, MPI_COMM_WORLD);
+    /* warm up MPI and the library's communicator, which a first call creates */
+    int *zeros = calloc((size_t)p, sizeof(int));
+    AIP_Alltoallv_general(buf, zeros, zeros, zeros, zeros, MPI_BYTE, MPI_COMM_WORLD);
+    free(zeros);
     MPI_Barrier(MPI_COMM_WORLD);
     int reset = test_reset_hwm() == 0;
     long long before = reset ? test_vm_rss() : test_vm_hwm();
     double t0 = MPI_Wtime();
     int err = AIP_Alltoallv_general_opt(buf, pr.scounts, pr.sdispls, pr.rcounts, pr.rdispls,
-                                        MPI_BYTE, MPI_COMM_WORLD, &c.options);
+                                        MPI_BYTE, MPI_COMM_WORLD, &options);
     double seconds = MPI_Wtime() - t0;
     long long growth = test_vm_hwm() - before;
 
@@ -193,8 +189,8 @@ static int run_memory(int rank, int p, long long mib)
                reset ? "reset before the call" : "of the whole run", seconds);
     free(buf);
     free_problem(&pr);
-    return test_summary("general_test --memory", test_agree(ok, MPI_COMM_WORLD),
-                        !test_agree(ok, MPI_COMM_WORLD), MPI_COMM_WORLD);
+    int all = test_agree(ok, MPI_COMM_WORLD);
+    return test_summary("general_test --memory", all, !all, MPI_COMM_WORLD);
 }
 
 int main(int argc, char **argv)
