@@ -16,6 +16,9 @@ static const struct {
     { AIP_ALGORITHM_MPICH, "mpich", &aip_schedule_mpich },
     { AIP_ALGORITHM_LSA, "lsa", &aip_schedule_lsa },
     { AIP_ALGORITHM_HSA, "hsa", &aip_schedule_hsa },
+    { AIP_ALGORITHM_SA, "sa", NULL },
+    { AIP_ALGORITHM_L, "l", NULL },
+    { AIP_ALGORITHM_RD, "rd", NULL },
 };
 
 #define N_ALGORITHMS (sizeof algorithms / sizeof algorithms[0])

@@ -20,6 +20,14 @@
  *   mpich  the algorithm of MPICH's in-place alltoall (2p-1 steps), baseline
  *   lsa    Linear Shift Algorithm (at most p steps)
  *   hsa    Hierarchical Sets Algorithm (at most p + ceil(log2 p) - 2 steps)
+ * and, for AIP_Alltoall on clusters of multi-core nodes (Kumar, Mamidala &
+ * Panda, ICPP 2008), each step an in-place hsa exchange:
+ *   sa     send-side aggregation: each rank first collects, within its node,
+ *          the data for the ranks of its local rank on all nodes, then
+ *          exchanges it with them (one message per node, not per rank)
+ *   rd     receive-side distribution: inter-node first, then within the node
+ *   l      leader-based: one rank per node gathers, exchanges and scatters
+ *          (tiny messages; needs p * p/nodes blocks of aux at the leader)
  *   auto   the library chooses (see README)
  * AIP_Alltoallv_general is the general (irregular) exchange of Hofmann &
  * Ruenger, EuroMPI 2010: any counts and displacements on both sides.
@@ -41,7 +49,12 @@ typedef enum AIP_Algorithm {
     AIP_ALGORITHM_AUTO    = 1,
     AIP_ALGORITHM_MPICH   = 2,
     AIP_ALGORITHM_LSA     = 3,
-    AIP_ALGORITHM_HSA     = 4
+    AIP_ALGORITHM_HSA     = 4,
+    /* Node-aware exchanges of AIP_Alltoall (Kumar, Mamidala & Panda, "Scaling
+     * Alltoall Collective on Multi-core Systems"); other calls run hsa. */
+    AIP_ALGORITHM_SA      = 5, /* send-side aggregation: intra-node, then inter-node */
+    AIP_ALGORITHM_L       = 6, /* one leader per node gathers, exchanges, scatters */
+    AIP_ALGORITHM_RD      = 7  /* receive-side distribution: inter-node, then intra-node */
 } AIP_Algorithm;
 
 /* Value of AIP_Options.aux_bytes meaning "$AIP_AUX_BYTES if set, else 1 MiB". */
@@ -78,6 +91,12 @@ typedef enum AIP_Requests {
  *   aux_buffers is b of the static strategy, 0 meaning $AIP_AUX_BUFFERS if
  *   set, else max(1, p/8).
  * requests: how requests travel (AIP_Requests); the same on every rank.
+ *
+ * Node-aware algorithms (sa, l, rd and auto) only:
+ * ranks_per_node: 0 groups the ranks into nodes with MPI_COMM_TYPE_SHARED
+ *   (or $AIP_RANKS_PER_NODE if set); k > 0 makes nodes of k consecutive
+ *   ranks (the last one smaller if k does not divide p), for tests and for
+ *   machines whose MPI does not know its nodes.  The same on every rank.
  */
 typedef struct AIP_Options {
     AIP_Algorithm algorithm;
@@ -85,11 +104,12 @@ typedef struct AIP_Options {
     AIP_Aux_strategy aux_strategy;
     int aux_buffers;
     AIP_Requests requests;
+    int ranks_per_node;
 } AIP_Options;
 
 #define AIP_OPTIONS_INIT                                                                      \
     { AIP_ALGORITHM_DEFAULT, AIP_AUX_BYTES_DEFAULT, AIP_AUX_STRATEGY_DEFAULT,                 \
-      0, AIP_REQUESTS_DEFAULT }
+      0, AIP_REQUESTS_DEFAULT, 0 }
 
 void AIP_Options_init(AIP_Options *options);
 
@@ -111,6 +131,15 @@ int AIP_Algorithm_from_name(const char *name, AIP_Algorithm *algorithm);
  * `datatype`, block j at byte offset j * count * extent.
  */
 int AIP_Alltoall(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm);
+
+/*
+ * Out-of-place MPI_Alltoall with the same algorithms: block j of sendbuf
+ * goes to rank j, the block from rank j lands in block j of recvbuf; both
+ * hold p blocks of `count` elements of `datatype`, and must not overlap.
+ * Extra memory: the aux budget, as in place.
+ */
+int AIP_Alltoall_oop(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Comm comm);
 
 /*
  * In-place symmetric MPI_Alltoallv: block j has counts[j] elements at
@@ -150,6 +179,8 @@ int AIP_Alltoallv_general(void *buf, const int sendcounts[], const int sdispls[]
 /* The same with per-call options (NULL means AIP_OPTIONS_INIT). */
 int AIP_Alltoall_opt(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
                      const AIP_Options *options);
+int AIP_Alltoall_oop_opt(const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype datatype, MPI_Comm comm, const AIP_Options *options);
 int AIP_Alltoallv_opt(void *buf, const int counts[], const int displs[],
                       MPI_Datatype datatype, MPI_Comm comm, const AIP_Options *options);
 int AIP_Alltoallw_opt(void *buf, const int counts[], const int displs[],
