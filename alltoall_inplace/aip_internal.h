@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "alltoall_inplace.h"
+#include "nodes.h"
 #include "schedule.h"
 #include "tunables.h"
 
@@ -42,6 +43,11 @@ typedef struct aip_call {
     int rank, size;
     aip_block *blocks; /* one per rank; the send blocks of a general call */
     aip_block *recv_blocks; /* the receive blocks of a general call; NULL if symmetric */
+    /* AIP_Alltoall's blocks, block j at buf + first_offset + j * block_bytes, when they
+     * are contiguous (the node-aware algorithms need that); -1 for other calls. */
+    MPI_Count block_bytes;
+    MPI_Aint first_offset;
+    const char *sendbuf; /* out of place: the blocks to send, laid out as buf's; else NULL */
     int error;         /* first error found on this rank: an MPI error class, or MPI_SUCCESS */
     char message[320]; /* what was wrong */
 } aip_call;
@@ -66,20 +72,20 @@ int aip_raise(MPI_Comm comm, int error_class, const char *fn, const char *messag
 typedef struct aip_agreement {
     int error;               /* MPI_SUCCESS or the class every rank returns */
     int mismatch;            /* block sizes of some pair differ */
-    int choice;              /* what all ranks must choose alike (the algorithm, ...) */
+    long long choice;        /* what all ranks must choose alike (the algorithm, ...) */
     long long min_aux_bytes; /* smallest budget of all ranks */
 } aip_agreement;
 /* Blocks of one kind ("", "send ", "receive ") must not overlap each other. */
 void aip_check_overlap(aip_call *call, const aip_block *blocks, const char *kind);
 /* choice: an option all ranks must give alike, named by choice_name for
  * the message if they do not. */
-int aip_check_collective(aip_call *call, MPI_Comm private_comm, int choice,
+int aip_check_collective(aip_call *call, MPI_Comm private_comm, long long choice,
                          const char *choice_name, long long aux_bytes,
                          aip_agreement *agreement);
 int aip_report_mismatch(aip_call *call, MPI_Comm private_comm);
 /* call.c: the collective check of a call on the private communicator, which
  * it returns; an error is raised and returned, the same on every rank. */
-int aip_call_agree(aip_call *call, int choice, const char *choice_name, long long aux_bytes,
+int aip_call_agree(aip_call *call, long long choice, const char *choice_name, long long aux_bytes,
                    MPI_Comm *private_comm, aip_agreement *agreement);
 
 /* comm.c: the duplicate of a user communicator that carries our messages. */
@@ -95,6 +101,7 @@ int aip_env_debug(void);
 
 /* algorithms.c: names and schedules; decision.c: what 'auto' means. */
 const aip_schedule *aip_algorithm_schedule(AIP_Algorithm algorithm);
+int aip_algorithm_node_aware(AIP_Algorithm algorithm);
 AIP_Algorithm aip_decide(int comm_size);
 
 /* exchange.c: the executor and the memory it works in, allocated before the
@@ -110,5 +117,51 @@ int aip_workspace_alloc(aip_workspace *space, size_t aux_bytes, size_t max_chunk
 void aip_workspace_free(aip_workspace *space);
 int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nsteps,
                  const aip_workspace *space, size_t chunk_bytes, MPI_Comm comm);
+
+/* nodes.c: the nodes of a communicator, cached on it (see nodes.h). */
+typedef struct aip_nodes {
+    int ranks_per_node;  /* the grouping asked for: 0 = MPI_COMM_TYPE_SHARED */
+    aip_shape shape;
+    int node, local;     /* this rank's (a, x) */
+    MPI_Comm node_comm;  /* the ranks of my node, ranked by local rank */
+    MPI_Comm peer_comm;  /* the ranks of my local rank, ranked by node; equal nodes only */
+    int *tables;         /* behind shape's arrays */
+} aip_nodes;
+int aip_nodes_get(MPI_Comm comm, MPI_Comm private_comm, int ranks_per_node,
+                  const aip_nodes **nodes);
+
+/* An AIP_Alltoall as the node-aware algorithms run it (alltoall_sa.c, _rd.c, _l.c). */
+typedef struct aip_node_call {
+    char *buf;           /* p blocks of block_bytes, in global rank order */
+    const char *sendbuf; /* out of place: what to send, laid out as buf; else NULL */
+    size_t block_bytes;
+    const aip_nodes *nodes;
+    const aip_workspace *space;
+    size_t chunk_bytes;  /* agreed by all ranks */
+    /* Index space for p blocks, allocated with the workspace (aip_node_arrays_alloc). */
+    aip_block *blocks;
+    int *peers, *dest, *scratch;
+} aip_node_call;
+int aip_alltoall_sa(const aip_node_call *call);
+int aip_alltoall_rd(const aip_node_call *call);
+int aip_alltoall_l(const aip_node_call *call);
+/* node_exchange.c: the steps the three share. */
+int aip_node_arrays_alloc(aip_node_call *call, int comm_size);
+void aip_node_arrays_free(aip_node_call *call);
+/* The first layout: permute buf in place, or out of place fill it from sendbuf. */
+void aip_node_first_layout(const aip_node_call *call);
+/* Permute buf's p blocks in place by call->dest. */
+void aip_node_permute(const aip_node_call *call);
+/* The in-place hsa exchange over `comm` in which peer i's data is segment i of buf. */
+int aip_node_exchange(const aip_node_call *call, char *buf, size_t segment_bytes, MPI_Comm comm,
+                      const aip_workspace *space);
+/* l: aggregation space a leader needs on nodes of q ranks (blocks, index arrays). */
+size_t aip_leader_bytes(int size, int per_node, size_t block_bytes);
+
+/* decision.c: the algorithm an AIP_Alltoall runs on these nodes; `why` says why
+ * it is not the one asked for, or is NULL. */
+AIP_Algorithm aip_decide_node_aware(AIP_Algorithm asked, const aip_shape *shape,
+                                    size_t block_bytes, long long min_aux_bytes,
+                                    const char **why);
 
 #endif /* AIP_INTERNAL_H */

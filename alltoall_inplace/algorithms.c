@@ -9,7 +9,7 @@
 static const struct {
     AIP_Algorithm algorithm;
     const char *name;
-    const aip_schedule *schedule; /* NULL for the choices that are not algorithms */
+    const aip_schedule *schedule; /* NULL for choices and node-aware algorithms */
 } algorithms[] = {
     { AIP_ALGORITHM_DEFAULT, "default", NULL },
     { AIP_ALGORITHM_AUTO, "auto", NULL },
@@ -39,6 +39,12 @@ int AIP_Algorithm_from_name(const char *name, AIP_Algorithm *algorithm)
             return MPI_SUCCESS;
         }
     return MPI_ERR_ARG;
+}
+
+int aip_algorithm_node_aware(AIP_Algorithm algorithm)
+{
+    return algorithm == AIP_ALGORITHM_SA || algorithm == AIP_ALGORITHM_L ||
+           algorithm == AIP_ALGORITHM_RD;
 }
 
 const aip_schedule *aip_algorithm_schedule(AIP_Algorithm algorithm)

@@ -1,28 +1,92 @@
 /*
- * alltoall.c - AIP_Alltoall: the in-place MPI_Alltoall.
+ * alltoall.c - AIP_Alltoall, the in-place MPI_Alltoall, and AIP_Alltoall_oop,
+ * the same exchange from a separate send buffer.
  */
+#include <stdint.h>
+
 #include "aip_internal.h"
+
+/* Block j at j * count * extent; contiguous, for the node-aware algorithms,
+ * when no gap separates the elements of consecutive blocks. */
+static int begin(aip_call *call, const char *fn, void *buf, int count, MPI_Datatype datatype,
+                 MPI_Comm comm)
+{
+    aip_type_info type;
+    int err;
+
+    if ((err = aip_call_begin(call, fn, buf, comm, 0)) != MPI_SUCCESS)
+        return err;
+    if (count < 0)
+        aip_call_error(call, MPI_ERR_COUNT, "count = %d is negative", count);
+    else if (aip_type_info_get(datatype, &type) != MPI_SUCCESS)
+        aip_call_error(call, MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL or not valid");
+    for (int j = 0; j < call->size && call->error == MPI_SUCCESS; j++)
+        aip_call_set_block(call, call->blocks, j, count, &type, (MPI_Aint)j * count * type.extent,
+                           "datatype");
+    if (call->error == MPI_SUCCESS && type.extent == (MPI_Aint)type.size) {
+        call->block_bytes = (MPI_Count)count * type.size;
+        call->first_offset = type.true_lb;
+    }
+    return MPI_SUCCESS;
+}
 
 int AIP_Alltoall_opt(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
                      const AIP_Options *options)
 {
     aip_call call;
-    aip_type_info type;
     int err;
 
-    if ((err = aip_call_begin(&call, "AIP_Alltoall", buf, comm, 0)) != MPI_SUCCESS)
+    if ((err = begin(&call, "AIP_Alltoall", buf, count, datatype, comm)) != MPI_SUCCESS)
         return err;
-    if (count < 0)
-        aip_call_error(&call, MPI_ERR_COUNT, "count = %d is negative", count);
-    else if (aip_type_info_get(datatype, &type) != MPI_SUCCESS)
-        aip_call_error(&call, MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL or not valid");
-    for (int j = 0; j < call.size && call.error == MPI_SUCCESS; j++)
-        aip_call_set_block(&call, call.blocks, j, count, &type, (MPI_Aint)j * count * type.extent,
-                           "datatype");
     return aip_call_run(&call, options);
 }
 
 int AIP_Alltoall(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm)
 {
     return AIP_Alltoall_opt(buf, count, datatype, comm, NULL);
+}
+
+/* The bytes [first, last) the blocks occupy, relative to the buffer. */
+static void extent_of_blocks(const aip_call *call, MPI_Aint *first, MPI_Aint *last)
+{
+    *first = PTRDIFF_MAX;
+    *last = PTRDIFF_MIN;
+    for (int j = 0; j < call->size; j++)
+        if (call->blocks[j].bytes > 0) {
+            if (call->blocks[j].offset < *first)
+                *first = call->blocks[j].offset;
+            if (call->blocks[j].offset + (MPI_Aint)call->blocks[j].bytes > *last)
+                *last = call->blocks[j].offset + (MPI_Aint)call->blocks[j].bytes;
+        }
+}
+
+int AIP_Alltoall_oop_opt(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                         MPI_Comm comm, const AIP_Options *options)
+{
+    aip_call call;
+    MPI_Aint first, last;
+    int err;
+
+    if (sendbuf == MPI_IN_PLACE) /* as MPI_Alltoall does */
+        return AIP_Alltoall_opt(recvbuf, count, datatype, comm, options);
+    if ((err = begin(&call, "AIP_Alltoall_oop", recvbuf, count, datatype, comm)) != MPI_SUCCESS)
+        return err;
+    call.sendbuf = sendbuf;
+    extent_of_blocks(&call, &first, &last);
+    if (call.error == MPI_SUCCESS && first < last) {
+        const char *send = sendbuf, *recv = recvbuf;
+        if (!send)
+            aip_call_error(&call, MPI_ERR_BUFFER, "sendbuf is NULL but the blocks have data");
+        else if (send + first < recv + last && recv + first < send + last)
+            aip_call_error(&call, MPI_ERR_BUFFER,
+                           "sendbuf and recvbuf overlap (for an in-place exchange pass "
+                           "MPI_IN_PLACE as sendbuf, or call AIP_Alltoall)");
+    }
+    return aip_call_run(&call, options);
+}
+
+int AIP_Alltoall_oop(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Comm comm)
+{
+    return AIP_Alltoall_oop_opt(sendbuf, recvbuf, count, datatype, comm, NULL);
 }

@@ -118,7 +118,7 @@ static uint64_t pair_key(uint64_t lo, uint64_t hi)
     return (z ^ (z >> 31)) | 1;
 }
 
-int aip_check_collective(aip_call *call, MPI_Comm private_comm, int choice,
+int aip_check_collective(aip_call *call, MPI_Comm private_comm, long long choice,
                          const char *choice_name, long long aux_bytes,
                          aip_agreement *agreement)
 {
@@ -166,7 +166,7 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, int choice,
         agreement->error = MPI_ERR_TYPE;
         agreement->mismatch = 1;
     }
-    agreement->choice = (int)words[MIN_CHOICE];
+    agreement->choice = (long long)words[MIN_CHOICE];
     agreement->min_aux_bytes = (long long)words[MIN_AUX_BYTES];
     if (agreement->error == MPI_SUCCESS &&
         words[MIN_CHOICE] != UINT64_MAX - words[MIN_NEGATED_CHOICE]) {

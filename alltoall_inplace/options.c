@@ -97,6 +97,27 @@ void AIP_Options_init(AIP_Options *options)
     *options = init;
 }
 
+/* A count option: 0 takes the environment's value (0 staying "decided per
+ * call"), a negative one is refused. */
+static int resolve_count(int *field, const char *name, const char *text, const char *help,
+                         char *why, size_t why_size)
+{
+    if (*field < 0) {
+        snprintf(why, why_size, "options->%s = %d is negative", name, *field);
+        return MPI_ERR_ARG;
+    }
+    if (*field == 0) {
+        char *end;
+        long value = strtol(text, &end, 10);
+        if (end == text || *end || value < 0 || value > INT_MAX) {
+            snprintf(why, why_size, "\"%s\" is not valid; %s", text, help);
+            return MPI_ERR_ARG;
+        }
+        *field = (int)value;
+    }
+    return MPI_SUCCESS;
+}
+
 int aip_options_resolve(const AIP_Options *options, AIP_Options *resolved, char *why,
                         size_t why_size)
 {
@@ -142,19 +163,11 @@ int aip_options_resolve(const AIP_Options *options, AIP_Options *resolved, char 
         return MPI_ERR_ARG;
     }
 
-    if (resolved->aux_buffers == 0) {
-        const char *text = tunable_aux_buffers();
-        char *end;
-        long value = strtol(text, &end, 10);
-        if (end == text || *end || value < 0 || value > INT_MAX) {
-            snprintf(why, why_size, "\"%s\" is not valid; %s", text, help_aux_buffers);
-            return MPI_ERR_ARG;
-        }
-        resolved->aux_buffers = (int)value; /* 0 stays: p/8, decided per call */
-    } else if (resolved->aux_buffers < 0) {
-        snprintf(why, why_size, "options->aux_buffers = %d is negative", resolved->aux_buffers);
+    if (resolve_count(&resolved->aux_buffers, "aux_buffers", tunable_aux_buffers(),
+                      help_aux_buffers, why, why_size) != MPI_SUCCESS ||
+        resolve_count(&resolved->ranks_per_node, "ranks_per_node", tunable_ranks_per_node(),
+                      help_ranks_per_node, why, why_size) != MPI_SUCCESS)
         return MPI_ERR_ARG;
-    }
 
     if (resolved->requests == AIP_REQUESTS_DEFAULT) {
         const char *name = tunable_requests();

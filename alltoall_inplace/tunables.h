@@ -13,7 +13,8 @@
 
 #define AIP_ENV_TUNABLES(X)                                                             \
     X(algorithm, "AIP_ALGORITHM", "auto",                                               \
-      "exchange algorithm: auto | mpich | lsa | hsa")                                   \
+      "exchange algorithm: auto | mpich | lsa | hsa | sa | l | rd (sa, l, rd: "         \
+      "AIP_Alltoall only; other calls run hsa)")                                        \
     X(aux_bytes, "AIP_AUX_BYTES", "1M",                                                 \
       "extra memory per process and call, in bytes (suffix K, M or G for KiB, MiB, "    \
       "GiB); 0 = the smallest workable buffer")                                         \
@@ -25,6 +26,9 @@
     X(requests, "AIP_REQUESTS", "p2p",                                                  \
       "AIP_Alltoallv_general's request exchange: p2p (messages to the ranks still "     \
       "exchanging with me) | alltoall (one MPI_Alltoall per phase)")                   \
+    X(ranks_per_node, "AIP_RANKS_PER_NODE", "0",                                        \
+      "nodes of the node-aware algorithms: k groups consecutive ranks into nodes of k; "  \
+      "0 = the nodes MPI_COMM_TYPE_SHARED finds")                                      \
     X(debug, "AIP_DEBUG", "0",                                                          \
       "1: rank 0 prints each call's algorithm, budget and chunk size to stderr")
 
@@ -48,6 +52,14 @@
 
 /* More transfers in flight than this add request handles, not speed. */
 #define AIP_MAX_CHUNKS_IN_FLIGHT 4096
+
+/* What AIP_ALGORITHM=auto runs for AIP_Alltoall on several nodes of several
+ * ranks (decision.c): the leader-based exchange for blocks up to
+ * AIP_AUTO_L_MAX_BYTES, SA up to AIP_AUTO_SA_MAX_BYTES, hsa above.  Measured
+ * with bench/smpi_sweep.sh and on the namespace test bed (README, "Node-aware
+ * alltoall"). */
+#define AIP_AUTO_L_MAX_BYTES 0
+#define AIP_AUTO_SA_MAX_BYTES 2048
 
 /* Tag of our messages, on the library's private duplicate of the communicator. */
 #define AIP_TAG 6271

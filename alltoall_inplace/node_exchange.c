@@ -1,0 +1,59 @@
+/*
+ * node_exchange.c - the steps sa, rd and l are made of: an in-place hsa
+ * exchange among a subset of the ranks in which each peer's data is one
+ * segment of the buffer, and the permutations between exchanges.
+ */
+#include <stdlib.h>
+
+#include "aip_internal.h"
+
+int aip_node_arrays_alloc(aip_node_call *call, int comm_size)
+{
+    size_t p = (size_t)comm_size;
+    call->blocks = malloc(sizeof *call->blocks * p);
+    call->peers = malloc(sizeof(int) * 6 * p); /* peers 2p, dest p, scratch 3p */
+    if (!call->blocks || !call->peers) {
+        aip_node_arrays_free(call);
+        return MPI_ERR_NO_MEM;
+    }
+    call->dest = call->peers + 2 * p;
+    call->scratch = call->dest + p;
+    return MPI_SUCCESS;
+}
+
+void aip_node_arrays_free(aip_node_call *call)
+{
+    free(call->blocks);
+    free(call->peers);
+    call->blocks = NULL;
+    call->peers = call->dest = call->scratch = NULL;
+}
+
+void aip_node_permute(const aip_node_call *call)
+{
+    aip_permute_blocks(call->buf, call->block_bytes, call->nodes->shape.size, call->dest,
+                       call->space->aux, call->space->aux_bytes, call->scratch);
+}
+
+void aip_node_first_layout(const aip_node_call *call)
+{
+    if (call->sendbuf)
+        aip_scatter_blocks(call->buf, call->sendbuf, call->block_bytes, call->nodes->shape.size,
+                           call->dest);
+    else
+        aip_node_permute(call);
+}
+
+int aip_node_exchange(const aip_node_call *call, char *buf, size_t segment_bytes, MPI_Comm comm,
+                      const aip_workspace *space)
+{
+    int rank, size;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    for (int i = 0; i < size; i++)
+        call->blocks[i] = (aip_block){ (MPI_Aint)(i * segment_bytes), (MPI_Count)segment_bytes };
+    aip_schedule_hsa.fill(rank, size, call->peers);
+    return aip_exchange(buf, call->blocks, call->peers, aip_schedule_hsa.nsteps(size), space,
+                        call->chunk_bytes, comm);
+}
