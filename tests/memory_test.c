@@ -2,9 +2,12 @@
  * memory_test - the extra memory of a call is bounded by its budget, not by
  * the message: with 256 MiB of data per rank and a 1 MiB budget, the peak
  * resident memory (VmHWM) may grow by less than 8 MiB during the call, for
- * every algorithm.  The exchanged data is verified too.
+ * every algorithm, the node-aware ones included (on nodes of k consecutive
+ * ranks; l, whose leaders cannot hold a node's data in the budget, runs sa).
+ * The exchanged data is verified too.
  *
  *   memory_test [MiB per rank (256)] [budget in bytes (1048576)] [limit in MiB (8)]
+ *               [ranks per node k (2)]
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +32,7 @@ int main(int argc, char **argv)
     long long mib = argc > 1 ? atoll(argv[1]) : 256;
     long long budget = argc > 2 ? atoll(argv[2]) : 1 << 20;
     long long limit = (argc > 3 ? atoll(argv[3]) : 8) << 20;
+    int ranks_per_node = argc > 4 ? atoi(argv[4]) : 2;
 
     size_t count = ((size_t)mib << 20) / sizeof(uint64_t) / (size_t)size; /* per block */
     uint64_t *buf = malloc(count * (size_t)size * sizeof *buf);
@@ -41,11 +45,13 @@ int main(int argc, char **argv)
                mib, budget, limit >> 20);
 
     const AIP_Algorithm algorithms[] = { AIP_ALGORITHM_MPICH, AIP_ALGORITHM_LSA,
-                                         AIP_ALGORITHM_HSA };
+                                         AIP_ALGORITHM_HSA,   AIP_ALGORITHM_SA,
+                                         AIP_ALGORITHM_RD,    AIP_ALGORITHM_L };
     for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; a++) {
         AIP_Options opt = AIP_OPTIONS_INIT;
         opt.algorithm = algorithms[a];
         opt.aux_bytes = budget;
+        opt.ranks_per_node = ranks_per_node;
         for (int j = 0; j < size; j++)
             for (size_t k = 0; k < count; k++)
                 buf[j * count + k] = element(rank, j, k);
