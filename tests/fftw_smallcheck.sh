@@ -3,12 +3,15 @@
 # tests/check.pl --mpi over random transforms on 1-4 ranks and on 3 ranks
 # with 2 threads, each verified against FFTW's reference) with each of our
 # algorithms forced through FFTW_MPI_INPLACE_ALGORITHM.  Forcing a symmetric
-# one (hsa, lsa, mpich), the random in-place problems that are uneven go to
-# the general one; forcing general, all of them do.
+# one (hsa, lsa, mpich, sa), the random in-place problems that are uneven go
+# to the general one; forcing general, all of them do.  sa runs on nodes of
+# 2 consecutive ranks (AIP_RANKS_PER_NODE=2): 2 x 2 on 4 ranks, hsa where
+# the nodes are unequal (3 ranks) or one (1, 2 ranks).
 #
 # Environment (from make check): MPIRUN, FFTW_BUILD.
 set -u
-for algorithm in hsa lsa mpich general; do
+export AIP_RANKS_PER_NODE=2
+for algorithm in hsa lsa mpich sa general; do
     echo "== FFTW smallcheck, FFTW_MPI_INPLACE_ALGORITHM=$algorithm"
     if ! FFTW_MPI_INPLACE_ALGORITHM=$algorithm \
          make -s -C "$FFTW_BUILD/mpi" smallcheck MPIRUN="$MPIRUN"; then

@@ -3,7 +3,7 @@
 # flag (-o inplace, under ESTIMATE) on 1..5, 7 and 8 ranks.  Each must
 # verify, and on more than one rank its plan's distributed transposes must
 # all be ours: when both transposed dimensions divide by the rank count, the
-# symmetric ones (mpi-transpose-inplace/hsa, lsa or mpich); otherwise, uneven
+# symmetric ones (mpi-transpose-inplace/hsa, lsa, mpich or sa); otherwise, uneven
 # blocks or processes without rows, mpi-transpose-inplace/general.  None may
 # be FFTW's (pairwise, recurse, alltoall).
 #
@@ -81,12 +81,12 @@ for np in $ranks; do
         }
         function check(k, plan,   even, sym, gen, theirs) {
             even = (d0[k] % np == 0 && d1[k] % np == 0)
-            sym = (plan ~ /mpi-transpose-inplace\/(hsa|lsa|mpich)/)
+            sym = (plan ~ /mpi-transpose-inplace\/(hsa|lsa|mpich|sa)/)
             gen = (plan ~ /mpi-transpose-inplace\/general/)
             theirs = (plan ~ /mpi-transpose-(pairwise|recurse|alltoall)/)
             if (np > 1 && (theirs || (even ? !sym || gen : !gen || sym)))
                 printf "FAIL np=%d %s: expected only mpi-transpose-inplace/%s\n%s\n",
-                       np, prob[k], even ? "(hsa|lsa|mpich)" : "general", plan
+                       np, prob[k], even ? "(hsa|lsa|mpich|sa)" : "general", plan
             else
                 printf "ok   np=%d %s%s\n", np, prob[k],
                        gen ? "  (general)" : (sym ? "  (symmetric)" : "")

@@ -6,12 +6,13 @@
  *
  * Our solvers take every in-place transpose of FFTW's usual layouts
  * (ONLY_TRANSPOSEDP): the symmetric ones (hsa, lsa, mpich) those whose
- * blocks are all equal, the general one any.  Two inputs decide:
+ * blocks are all equal, the general one any.  sa is symmetric too.  Two inputs decide:
  *   - the planner flag FFTW_MPI_INPLACE_ALLTOALL (internal bit
  *     INPLACE_ALLTOALL): in-place transposes use only our solvers;
  *   - the environment variable FFTW_MPI_INPLACE_ALGORITHM, for programs
  *     that cannot be recompiled:
- *        hsa | lsa | mpich   only that algorithm where blocks are equal,
+ *        hsa | lsa | mpich | sa
+ *                            only that algorithm where blocks are equal,
  *                            general elsewhere, as if the flag were set
  *        general             only the general algorithm, as if the flag
  *                            were set
@@ -49,6 +50,13 @@ enum { CHOICE_UNSET = -1, CHOICE_OFF = -2, CHOICE_ANY = -3 };
 typedef char general_is_no_other_choice[
      TRANSPOSE_INPLACE_GENERAL < CHOICE_ANY ? 1 : -1];
 
+/* The algorithms with a solver instance of their own (transpose-inplace.c). */
+static int has_instance(AIP_Algorithm algorithm)
+{
+     return algorithm == AIP_ALGORITHM_HSA || algorithm == AIP_ALGORITHM_LSA
+	  || algorithm == AIP_ALGORITHM_MPICH || algorithm == AIP_ALGORITHM_SA;
+}
+
 /* This process's reading of the variable, or CHOICE_UNSET if it is unset,
    empty or unknown (the last with a warning from the first process). */
 static int local_choice(MPI_Comm comm)
@@ -63,14 +71,13 @@ static int local_choice(MPI_Comm comm)
      if (!strcmp(value, "auto")) return CHOICE_ANY;
      if (!strcmp(value, "general")) return TRANSPOSE_INPLACE_GENERAL;
      if (AIP_Algorithm_from_name(value, &algorithm) == MPI_SUCCESS
-	 && algorithm != AIP_ALGORITHM_DEFAULT
-	 && algorithm != AIP_ALGORITHM_AUTO)
+	 && has_instance(algorithm))
 	  return (int) algorithm;
 
      MPI_Comm_rank(comm, &rank);
      if (rank == 0 && !warned)
 	  fprintf(stderr, "fftw_mpi: %s='%s' is not one of hsa, lsa, "
-		  "mpich, general, auto, off; ignored\n", ENV_ALGORITHM, value);
+		  "mpich, sa, general, auto, off; ignored\n", ENV_ALGORITHM, value);
      warned = 1;
      return CHOICE_UNSET;
 }
@@ -124,7 +131,7 @@ int XM(transpose_inplace_allowed)(const problem_mpi_transpose *p,
 	  return 1;
      /* a forced symmetric algorithm leaves uneven shapes to general */
      return (algorithm == TRANSPOSE_INPLACE_GENERAL
-	     && choice >= 0 /* hsa, lsa or mpich */
+	     && choice >= 0 /* hsa, lsa, mpich or sa */
 	     && !even(p));
 }
 

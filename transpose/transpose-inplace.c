@@ -23,7 +23,15 @@
  * one solver instance per schedule so that the planner can time them:
  *   hsa    p-1 steps for p a power of two (the paper's choice),
  *   lsa    p steps, a linear shift that overlaps well on small p,
- *   mpich  2p-1 steps, MPICH's in-place pairwise baseline.
+ *   mpich  2p-1 steps, MPICH's in-place pairwise baseline,
+ * and, registered after general (wisdom ids are append-only):
+ *   sa     send-side aggregation (Kumar, Mamidala & Panda, "Scaling
+ *          Alltoall Collective on Multi-core Systems"): an exchange within
+ *          each node, then one among the ranks of equal local rank, n - 1
+ *          network messages per rank instead of p - 1, each q times larger
+ *          (n nodes of q ranks).  It pays where messages are small: many
+ *          processes, a small transform, or a slow network start-up.  On
+ *          one node, or nodes of unequal size, the library runs hsa.
  *
  * Any other in-place transpose (uneven blocks, processes with no rows) has
  * an irregular exchange, which the fourth instance does with the general
@@ -48,8 +56,8 @@
  * them with CONSERVE_MEMORY, which would extend the rule to EXHAUSTIVE,
  * broke FFTW_WISDOM_ONLY replanning on the second process.)
  *
- * Under FFTW_ESTIMATE, HSA is preferred to LSA, LSA to MPICH and MPICH to
- * general, and FFTW's pairwise exchange to all of them unless the planner flag
+ * Under FFTW_ESTIMATE, HSA is preferred to LSA, LSA to MPICH, MPICH to SA
+ * and SA to general, and FFTW's pairwise exchange to all of them unless the planner flag
  * FFTW_MPI_INPLACE_ALLTOALL asks for ours (estimate_rank).  See
  * transpose-inplace-choice.c for the flag and FFTW_MPI_INPLACE_ALGORITHM.
  */
@@ -248,8 +256,9 @@ static void general_blocks(P *pln, const problem_mpi_transpose *p,
 /* FFTW counts no cost for MPI (see transpose-pairwise's FIXME), so the
    estimate only orders the choices: FFTW's pairwise exchange first when
    the planner flag is absent, then HSA, LSA and MPICH, the order of the
-   paper's measurements, then the general exchange, which the others beat
-   where they apply.  Timing planners (MEASURE, PATIENT) decide by
+   paper's measurements, then SA, whose two steps cost more than one where
+   FFTW's large blocks make start-up costs small, then the general
+   exchange, which the others beat where they apply.  Timing planners (MEASURE, PATIENT) decide by
    measurement instead. */
 static double estimate_rank(int algorithm)
 {
@@ -257,7 +266,8 @@ static double estimate_rank(int algorithm)
 	 case AIP_ALGORITHM_HSA: return 1;
 	 case AIP_ALGORITHM_LSA: return 2;
 	 case AIP_ALGORITHM_MPICH: return 3;
-	 default: return 4;
+	 case AIP_ALGORITHM_SA: return 4;
+	 default: return 5;
      }
 }
 
@@ -362,4 +372,5 @@ void XM(transpose_inplace_register)(planner *p)
      REGISTER_SOLVER(p, mksolver(AIP_ALGORITHM_LSA));
      REGISTER_SOLVER(p, mksolver(AIP_ALGORITHM_MPICH));
      REGISTER_SOLVER(p, mksolver(TRANSPOSE_INPLACE_GENERAL));
+     REGISTER_SOLVER(p, mksolver(AIP_ALGORITHM_SA));
 }
