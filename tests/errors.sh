@@ -9,3 +9,4 @@ AIP_AUX_BYTES=12X "$MPIRUN" 3 "$TESTBIN/errors_test" --bad-env
 AIP_AUX_STRATEGY=bogus "$MPIRUN" 2 "$TESTBIN/errors_test" --bad-env
 AIP_AUX_BUFFERS=-2 "$MPIRUN" 2 "$TESTBIN/errors_test" --bad-env
 AIP_REQUESTS=often "$MPIRUN" 2 "$TESTBIN/errors_test" --bad-env
+AIP_RANKS_PER_NODE=two "$MPIRUN" 2 "$TESTBIN/errors_test" --bad-env

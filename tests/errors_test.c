@@ -131,6 +131,37 @@ static void bad_arguments(test_run *t)
         err = AIP_Alltoall_opt(t->buf, COUNT, MPI_DOUBLE, MPI_COMM_WORLD, &opt);
         expect(t, "LSA on rank 0, HSA elsewhere", err, MPI_ERR_ARG);
     }
+    opt = (AIP_Options)AIP_OPTIONS_INIT;
+    opt.algorithm = AIP_ALGORITHM_SA;
+    opt.ranks_per_node = t->rank == last ? -2 : 2;
+    err = AIP_Alltoall_opt(t->buf, COUNT, MPI_DOUBLE, MPI_COMM_WORLD, &opt);
+    expect(t, "ranks_per_node = -2 on the last rank", err, MPI_ERR_ARG);
+    if (t->size > 1) {
+        opt.ranks_per_node = t->rank == 0 ? 1 : 2;
+        err = AIP_Alltoall_opt(t->buf, COUNT, MPI_DOUBLE, MPI_COMM_WORLD, &opt);
+        expect(t, "nodes of 1 rank on rank 0, of 2 elsewhere", err, MPI_ERR_ARG);
+    }
+}
+
+/* AIP_Alltoall_oop: its buffers must be separate and present; the receive
+ * buffer (t->buf) stays untouched on error. */
+static void bad_out_of_place(test_run *t)
+{
+    size_t bytes = sizeof(double) * (size_t)t->size * COUNT;
+    double *send = malloc(bytes);
+    int err;
+
+    memcpy(send, t->buf, bytes);
+    err = AIP_Alltoall_oop(t->rank == 0 ? (const void *)t->buf : send, t->buf, COUNT,
+                           MPI_DOUBLE, MPI_COMM_WORLD);
+    expect(t, "AIP_Alltoall_oop with sendbuf = recvbuf on rank 0", err, MPI_ERR_BUFFER);
+    err = AIP_Alltoall_oop(t->rank == 0 ? (const void *)(t->buf + 1) : send, t->buf, COUNT,
+                           MPI_DOUBLE, MPI_COMM_WORLD);
+    expect(t, "AIP_Alltoall_oop with overlapping buffers on rank 0", err, MPI_ERR_BUFFER);
+    err = AIP_Alltoall_oop(t->rank == t->size - 1 ? NULL : send, t->buf, COUNT, MPI_DOUBLE,
+                           MPI_COMM_WORLD);
+    expect(t, "AIP_Alltoall_oop with sendbuf = NULL on the last rank", err, MPI_ERR_BUFFER);
+    free(send);
 }
 
 /* Receive blocks in the reverse order of the send blocks. */
@@ -246,6 +277,7 @@ int main(int argc, char **argv)
     } else {
         bad_arguments(&t);
         bad_general(&t);
+        bad_out_of_place(&t);
         bad_communicators(&t);
         /* After all that, a good call still works and exchanges. */
         int err = AIP_Alltoall(t.buf, COUNT, MPI_DOUBLE, MPI_COMM_WORLD);
