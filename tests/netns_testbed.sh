@@ -123,6 +123,7 @@ child=""
 # started, found by namespace), then delete it.
 ns_remove() {
     local ns=$1 pids
+    # shellcheck disable=SC2086 # $pids: one word per process
     [ -e "/run/netns/$ns" ] || return 0
     pids=$(ip netns pids "$ns" 2>/dev/null)
     if [ -n "$pids" ]; then
@@ -209,6 +210,7 @@ done >"$tmp/hostfile"
 # The rsh agent Open MPI calls as `agent HOST COMMAND...` for each remote
 # daemon: like ssh, it runs COMMAND with a shell, but in HOST's namespace
 # under HOST's hostname.  Hosts not of this bed are refused.
+# shellcheck disable=SC2016 # the agent's own $1, $host, ...
 {
     echo '#!/bin/sh'
     echo "# rsh agent of $prog run $$ (generated)"
@@ -226,6 +228,7 @@ chmod +x "$tmp/agent"
 # no_tree_spawn: mpirun starts every daemon itself through the agent.
 xenv=()
 while IFS= read -r v; do xenv+=(-x "$v"); done < <(compgen -e | grep '^AIP_' || true)
+# shellcheck disable=SC2054 # self,vader,tcp is one argument
 cmd=("$mpirun_path" -np "$np" --hostfile "$tmp/hostfile" --map-by "$map_by" --bind-to none
      --mca plm_rsh_agent "$tmp/agent" --mca plm_rsh_no_tree_spawn 1
      --mca btl self,vader,tcp
@@ -242,7 +245,7 @@ veth_bytes() {
             awk '/RX:/ { getline; rx = $1 } /TX:/ { getline; tx = $1 } END { print rx + tx }'
     done
 }
-[ "$verbose" = 1 ] && before=($(veth_bytes))
+[ "$verbose" = 1 ] && mapfile -t before < <(veth_bytes)
 
 limit=${AIP_TEST_TIMEOUT:-300}
 # In the background, so that a signal runs the trap at once (bash runs
@@ -258,7 +261,7 @@ child=""
 [ "$rc" -ne 124 ] || echo "$prog: mpirun ran past AIP_TEST_TIMEOUT=$limit s, killed" >&2
 
 if [ "$verbose" = 1 ]; then
-    after=($(veth_bytes))
+    mapfile -t after < <(veth_bytes)
     for ((i = 1; i <= nhosts; i++)); do
         say "host $i (${hosts[i - 1]}, ${counts[i - 1]} ranks): $((after[i - 1] - before[i - 1])) bytes through its veth"
     done
