@@ -6,9 +6,11 @@ set -eu
 # FFTW's source comes from `apt-get source fftw3` (dpkg-dev, xz-utils), is
 # patched (patch) and checked with its own tests/check.pl (perl).
 # bench/alltoallv_figures.sh plots with gnuplot (gnuplot-nox: no X11).
+# tests/netns_testbed.sh, the multi-host test bed, makes network namespaces
+# with ip (iproute2) and gives each host its hostname with unshare (util-linux).
 PACKAGES="gcc make autoconf automake libtool pkg-config time
 openmpi-bin libopenmpi-dev mpich libmpich-dev
-dpkg-dev xz-utils patch perl gnuplot-nox"
+dpkg-dev xz-utils patch perl gnuplot-nox iproute2 util-linux"
 
 missing=""
 for pkg in $PACKAGES; do
