@@ -152,6 +152,13 @@ void aip_node_arrays_free(aip_node_call *call);
 void aip_node_first_layout(const aip_node_call *call);
 /* Permute buf's p blocks in place by call->dest. */
 void aip_node_permute(const aip_node_call *call);
+/* sa and rd: the first layout, an exchange among the first_size ranks of
+ * `first`, the transpose [first][second] -> [second][first], an exchange
+ * among the second_size ranks of `second`, the last layout. */
+typedef void (*aip_layout_fn)(const aip_shape *shape, int *dest);
+int aip_node_two_steps(const aip_node_call *call, aip_layout_fn first_layout, MPI_Comm first,
+                       int first_size, MPI_Comm second, int second_size,
+                       aip_layout_fn last_layout);
 /* The in-place hsa exchange over `comm` in which peer i's data is segment i of buf. */
 int aip_node_exchange(const aip_node_call *call, char *buf, size_t segment_bytes, MPI_Comm comm,
                       const aip_workspace *space);

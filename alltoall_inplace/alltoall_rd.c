@@ -19,22 +19,8 @@
 
 int aip_alltoall_rd(const aip_node_call *call)
 {
-    const aip_shape *shape = &call->nodes->shape;
-    int n = shape->nodes, q = shape->per_node, err;
-
-    aip_layout_by_node(shape, call->dest);
-    aip_node_first_layout(call);
-    err = aip_node_exchange(call, call->buf, (size_t)q * call->block_bytes,
-                            call->nodes->peer_comm, call->space);
-    if (err != MPI_SUCCESS)
-        return err;
-    aip_layout_transpose(n, q, call->dest);
-    aip_node_permute(call);
-    err = aip_node_exchange(call, call->buf, (size_t)n * call->block_bytes,
-                            call->nodes->node_comm, call->space);
-    if (err != MPI_SUCCESS)
-        return err;
-    aip_layout_from_local_major(shape, call->dest);
-    aip_node_permute(call);
-    return MPI_SUCCESS;
+    const aip_nodes *nodes = call->nodes;
+    return aip_node_two_steps(call, aip_layout_by_node, nodes->peer_comm, nodes->shape.nodes,
+                              nodes->node_comm, nodes->shape.per_node,
+                              aip_layout_from_local_major);
 }

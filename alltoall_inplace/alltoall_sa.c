@@ -27,22 +27,8 @@
 
 int aip_alltoall_sa(const aip_node_call *call)
 {
-    const aip_shape *shape = &call->nodes->shape;
-    int n = shape->nodes, q = shape->per_node, err;
-
-    aip_layout_by_local(shape, call->dest);
-    aip_node_first_layout(call);
-    err = aip_node_exchange(call, call->buf, (size_t)n * call->block_bytes,
-                            call->nodes->node_comm, call->space);
-    if (err != MPI_SUCCESS)
-        return err;
-    aip_layout_transpose(q, n, call->dest);
-    aip_node_permute(call);
-    err = aip_node_exchange(call, call->buf, (size_t)q * call->block_bytes,
-                            call->nodes->peer_comm, call->space);
-    if (err != MPI_SUCCESS)
-        return err;
-    aip_layout_from_node_major(shape, call->dest);
-    aip_node_permute(call);
-    return MPI_SUCCESS;
+    const aip_nodes *nodes = call->nodes;
+    return aip_node_two_steps(call, aip_layout_by_local, nodes->node_comm,
+                              nodes->shape.per_node, nodes->peer_comm, nodes->shape.nodes,
+                              aip_layout_from_node_major);
 }

@@ -57,3 +57,27 @@ int aip_node_exchange(const aip_node_call *call, char *buf, size_t segment_bytes
     return aip_exchange(buf, call->blocks, call->peers, aip_schedule_hsa.nsteps(size), space,
                         call->chunk_bytes, comm);
 }
+
+int aip_node_two_steps(const aip_node_call *call, aip_layout_fn first_layout, MPI_Comm first,
+                       int first_size, MPI_Comm second, int second_size,
+                       aip_layout_fn last_layout)
+{
+    const aip_shape *shape = &call->nodes->shape;
+    size_t block = call->block_bytes;
+    int err;
+
+    first_layout(shape, call->dest);
+    aip_node_first_layout(call);
+    /* each of the first step's peers gets its blocks for all second-step peers */
+    if ((err = aip_node_exchange(call, call->buf, (size_t)second_size * block, first,
+                                 call->space)) != MPI_SUCCESS)
+        return err;
+    aip_layout_transpose(first_size, second_size, call->dest);
+    aip_node_permute(call);
+    if ((err = aip_node_exchange(call, call->buf, (size_t)first_size * block, second,
+                                 call->space)) != MPI_SUCCESS)
+        return err;
+    last_layout(shape, call->dest);
+    aip_node_permute(call);
+    return MPI_SUCCESS;
+}
