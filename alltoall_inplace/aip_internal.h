@@ -167,6 +167,8 @@ size_t aip_leader_bytes(int size, int per_node, size_t block_bytes);
 
 /* decision.c: the algorithm an AIP_Alltoall runs on these nodes; `why` says why
  * it is not the one asked for, or is NULL. */
+/* Whether an AIP_Alltoall asking for `asked` may run l (its leaders need more aux). */
+int aip_may_choose_leader(AIP_Algorithm asked, size_t block_bytes);
 AIP_Algorithm aip_decide_node_aware(AIP_Algorithm asked, const aip_shape *shape,
                                     size_t block_bytes, long long min_aux_bytes,
                                     const char **why);

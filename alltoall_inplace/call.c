@@ -213,7 +213,8 @@ int aip_call_run(aip_call *call, const AIP_Options *options)
             total += (size_t)call->blocks[j].bytes;
     size_t aux_bytes = min_size((size_t)budget, total);
     int node_aware = call->error == MPI_SUCCESS && node_aware_candidate(call, opt.algorithm);
-    if (node_aware) /* a leader of l may need more than the data (its node's data) */
+    if (node_aware && aip_may_choose_leader(opt.algorithm, (size_t)call->block_bytes))
+        /* a leader of l holds its node's data: more than its own */
         aux_bytes = min_size((size_t)budget,
                              2 * aip_leader_bytes(call->size, call->size,
                                                   (size_t)call->block_bytes));

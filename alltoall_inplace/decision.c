@@ -35,6 +35,12 @@ static int leader_fits(const aip_shape *shape, size_t block_bytes, long long min
                (size_t)min_aux_bytes / 2;
 }
 
+int aip_may_choose_leader(AIP_Algorithm asked, size_t block_bytes)
+{
+    return asked == AIP_ALGORITHM_L ||
+           (asked == AIP_ALGORITHM_AUTO && block_bytes <= AIP_AUTO_L_MAX_BYTES);
+}
+
 AIP_Algorithm aip_decide_node_aware(AIP_Algorithm asked, const aip_shape *shape,
                                     size_t block_bytes, long long min_aux_bytes,
                                     const char **why)
@@ -48,7 +54,7 @@ AIP_Algorithm aip_decide_node_aware(AIP_Algorithm asked, const aip_shape *shape,
         return AIP_ALGORITHM_HSA;
     }
     if (asked == AIP_ALGORITHM_AUTO) {
-        if (block_bytes <= AIP_AUTO_L_MAX_BYTES &&
+        if (aip_may_choose_leader(asked, block_bytes) &&
             leader_fits(shape, block_bytes, min_aux_bytes))
             return AIP_ALGORITHM_L;
         return block_bytes <= AIP_AUTO_SA_MAX_BYTES ? AIP_ALGORITHM_SA : AIP_ALGORITHM_HSA;
