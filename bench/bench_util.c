@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef __GLIBC__
+/* Not under SimGrid's smpicc: its malloc macros break <malloc.h>'s declarations,
+ * and its simulated ranks share one process anyway. */
+#if defined(__GLIBC__) && !defined(SMPI_SHARED_MALLOC)
+#define HAVE_MALLOC_TRIM 1
 #include <malloc.h> /* malloc_trim */
 #endif
 
@@ -164,7 +167,7 @@ int reset_peak_rss(void)
 
 void release_free_memory(void)
 {
-#ifdef __GLIBC__
+#ifdef HAVE_MALLOC_TRIM
     malloc_trim(0);
 #endif
 }

@@ -1,0 +1,157 @@
+#!/bin/sh
+# smpi_sweep.sh - bench/alltoall_sweep on a simulated cluster (SimGrid SMPI):
+# by default 64 nodes of 8 cores (bench/smpi/cluster_64x8.xml), the machine
+# of Kumar, Mamidala & Panda (ICPP 2008), 512 ranks on this one machine.
+#
+# Environment (defaults in brackets):
+#   NODES [64], CORES [8]  the cluster; other sizes are derived from
+#                          cluster_64x8.xml (NODES=8 CORES=4 for a quick trial)
+#   METHODS                the sweep's --methods [mpi,hsa,sa,l,rd,mpi-oop,sa-oop
+#                          once the library has AIP_Alltoall_oop_opt, else
+#                          mpi,hsa,mpi-oop: sa, l, rd crash until then]
+#   MIN [8], MAX [1M]      message sizes per pair
+#   SWEEP_ARGS             further options of the sweep [-i 3 -I 1 -w 1 -W 1
+#                          --large 8K]: simulated times are deterministic but for
+#                          the measured CPU bursts, so few calls suffice
+#   MEM_CAP                --mem-cap [8G / ranks]: above it, buffers come from
+#                          SMPI_SHARED_MALLOC (garbage data, no payload copies)
+#   SMPI_CFG               extra --cfg=... options for smpirun
+#   OUT [bench/figures]    where smpi_NODESxCORES.dat, .log and .png go
+#   GNUPLOT [gnuplot]
+# --plot-only redraws the figure from the table already there.
+#
+# Installs SimGrid (libsimgrid-dev: smpicc, smpirun) with apt-get if missing;
+# the rest of the project does not need it.  Builds the library sources,
+# the sweep and bench_util with smpicc into build/smpi/ (the library with
+# bench/smpi/blocking_testall.h, see there), writes a hostfile that puts
+# CORES consecutive ranks on each host, runs smpirun, and plots.
+#
+# SMPI settings, and why:
+#   smpi/host-speed:1Gf      = the hosts' speed: CPU bursts of the ranks (the
+#                              library's local copies) take their measured time
+#                              on this machine; smpi/simulate-computation stays
+#                              on, so in-place permutations cost time
+#   network/model:SMPI, smpi/bw-factor:0:0.85, smpi/lat-factor:0:1
+#                              constant factors: the default piecewise ones are
+#                              calibrated on TCP/Ethernet, not InfiniBand
+#   network/crosstraffic:0     no TCP acknowledgement traffic on the reverse path
+#   smpi/os, smpi/ois, smpi/or per-message CPU overhead of send, isend, recv:
+#                              0.5 us + 0.1 ns/byte (eager copy) up to 64 KiB,
+#                              1 us above (rendezvous), as on an IB NIC; with
+#                              the 1.2 us of wire and switch, ~2 us small-message
+#                              latency
+#   smpi/coll-selector:mvapich2  MPI_Alltoall as MVAPICH2 chooses it (the paper's
+#                              baseline is MVAPICH)
+#   smpi/test:1e-7             the simulated sleep of a failed MPI_Test (default
+#                              100 us would dominate microsecond latencies)
+# SMPI's MPI_Alltoall(MPI_IN_PLACE) copies the buffer into a temporary outside
+# the simulated time and then runs the out-of-place algorithm, so "mpi" is
+# "mpi-oop" in time; the sweep skips it where that copy would not fit MEM_CAP.
+#
+# shellcheck disable=SC2016 # awk programs in single quotes
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+plot_only=0
+case "${1:-}" in
+--plot-only) plot_only=1 ;;
+-h|--help) sed -n '2,/^# shellcheck/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+"") ;;
+*) echo "usage: [NODES=N CORES=C ...] smpi_sweep.sh [--plot-only]" >&2; exit 2 ;;
+esac
+NODES=${NODES:-64} CORES=${CORES:-8}
+MIN=${MIN:-8} MAX=${MAX:-1M}
+SWEEP_ARGS=${SWEEP_ARGS:--i 3 -I 1 -w 1 -W 1 --large 8K}
+OUT=${OUT:-$top/bench/figures}
+GNUPLOT=${GNUPLOT:-gnuplot}
+np=$((NODES * CORES))
+MEM_CAP=${MEM_CAP:-$(((8 << 30) / np))}
+name="smpi_${NODES}x${CORES}"
+build="$top/build/smpi"
+dat="$OUT/$name.dat"
+mkdir -p "$OUT" "$build"
+
+# ---- SimGrid -----------------------------------------------------------------
+if ! command -v smpicc >/dev/null || ! command -v smpirun >/dev/null; then
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    echo "smpi_sweep: installing libsimgrid-dev (SimGrid's SMPI)" >&2
+    $SUDO apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends \
+        libsimgrid-dev
+fi
+
+if [ "$plot_only" = 0 ]; then
+    # ---- Build (smpicc; seconds) -------------------------------------------------
+    flags="-O2 -g -std=gnu11 -Wall -Wextra -I$top/alltoall_inplace -I$top/bench"
+    for src in "$top"/alltoall_inplace/*.c; do
+        smpicc $flags -include "$top/bench/smpi/blocking_testall.h" -c "$src" \
+            -o "$build/$(basename "$src" .c).o"
+    done
+    smpicc $flags -c "$top/bench/alltoall_sweep.c" -o "$build/alltoall_sweep.o"
+    smpicc $flags -c "$top/bench/bench_util.c" -o "$build/bench_util.o"
+    smpicc -o "$build/alltoall_sweep" "$build"/*.o
+    if [ -z "${METHODS:-}" ]; then
+        if nm "$build"/*.o 2>/dev/null | grep -q ' T AIP_Alltoall_oop_opt$'; then
+            METHODS=mpi,hsa,sa,l,rd,mpi-oop,sa-oop
+        else
+            METHODS=mpi,hsa,mpi-oop
+            echo "smpi_sweep: the library lacks AIP_Alltoall_oop_opt (node-aware algorithms" \
+                 "not merged): methods $METHODS" >&2
+        fi
+    fi
+
+    # ---- Platform and hostfile -------------------------------------------------
+    platform="$build/cluster_${NODES}x${CORES}.xml"
+    sed -e "s/radical=\"0-63\"/radical=\"0-$((NODES - 1))\"/" \
+        -e "s/core=\"8\"/core=\"$CORES\"/" \
+        -e "s/bb_bw=\"1024Gbps\"/bb_bw=\"$((NODES * 16))Gbps\"/" \
+        "$top/bench/smpi/cluster_64x8.xml" > "$platform"
+    hostfile="$build/hosts_${NODES}x${CORES}"
+    awk -v n="$NODES" -v c="$CORES" \
+        'BEGIN { for (h = 0; h < n; h++) for (k = 0; k < c; k++) print "node-" h }' > "$hostfile"
+
+    # ---- Run ---------------------------------------------------------------------
+    cfg="--cfg=smpi/host-speed:1Gf --cfg=network/model:SMPI --cfg=smpi/bw-factor:0:0.85
+         --cfg=smpi/lat-factor:0:1 --cfg=network/crosstraffic:0
+         --cfg=smpi/os:0:5e-7:1e-10;65536:1e-6:0 --cfg=smpi/ois:0:5e-7:1e-10;65536:1e-6:0
+         --cfg=smpi/or:0:5e-7:1e-10;65536:1e-6:0 --cfg=smpi/coll-selector:mvapich2
+         --cfg=smpi/test:1e-7 --cfg=smpi/display-timing:1 ${SMPI_CFG:-}"
+    echo "smpi_sweep: $np ranks ($NODES x $CORES), methods $METHODS, $MIN..$MAX" >&2
+    started=$(date +%s)
+    # shellcheck disable=SC2086 # cfg and SWEEP_ARGS are lists of words
+    smpirun -np "$np" -platform "$platform" -hostfile "$hostfile" \
+        "$build/alltoall_sweep" $cfg --log=root.thresh:warning --log=smpi_utils.thresh:info \
+        --min "$MIN" --max "$MAX" -m "$METHODS" --mem-cap "$MEM_CAP" $SWEEP_ARGS \
+        > "$dat.tmp" 2> "$OUT/$name.log" ||
+        { tail -n 20 "$OUT/$name.log" >&2; echo "smpi_sweep: smpirun failed (log: $OUT/$name.log)" >&2
+          mv "$dat.tmp" "$dat"; exit 1; }
+    {
+        cat "$dat.tmp"
+        echo "# platform         $NODES x $CORES (bench/smpi/cluster_64x8.xml, derived);" \
+             "SimGrid $(smpirun -version 2>/dev/null | head -n 1 | sed 's/.*version //i')"
+        echo "# run time         $(($(date +%s) - started)) s of real time on $(nproc) cores"
+    } > "$dat"
+    rm -f "$dat.tmp"
+    grep -i "simulat" "$OUT/$name.log" | sed 's/^/# /' >> "$dat" || true
+fi
+
+# ---- Figure ----------------------------------------------------------------------
+# One line per method: the slowest rank's average latency (column NAME).
+command -v "$GNUPLOT" >/dev/null ||
+    { echo "smpi_sweep: $GNUPLOT not found (apt-get install gnuplot-nox)" >&2; exit 2; }
+header=$(grep '^# *bytes ' "$dat" | head -n 1 | sed 's/^#//')
+plots=$(echo "$header" | awk '{ for (i = 2; i <= NF; i++) if ($i !~ /\./)
+        printf "%s\"%s\" using 1:%d with linespoints title \"%s\"", (n++ ? ", " : ""), F, i, $i }' \
+        F="$dat")
+terminal="set terminal pngcairo size 900,600 font ',11'"
+"$GNUPLOT" -e "$terminal" >/dev/null 2>&1 || terminal="set terminal png size 900,600"
+{
+    printf '%s\n' "$terminal"
+    printf '%s\n' "set output '$OUT/$name.png'"
+    printf '%s\n' "set title \"MPI_Alltoall latency, SMPI: $NODES nodes x $CORES cores (slowest rank's average)\" noenhanced"
+    printf '%s\n' "set xlabel 'bytes per pair'" "set ylabel 'latency (us)'"
+    printf '%s\n' "set logscale xy 2" "set format x '%.0b%BB'" "set logscale y 10" "set format y '%g'"
+    printf '%s\n' "set key top left" "set grid" "set datafile missing 'n/a'"
+    printf '%s\n' "plot $plots"
+} | "$GNUPLOT"
+echo "smpi_sweep: $dat, $OUT/$name.png" >&2
