@@ -52,15 +52,21 @@ typedef struct window {
  * exchange needs both partners running; where ranks outnumber cores, MPICH's
  * busy waiting would burn the time slice the partner needs (4 ranks on 2
  * cores: 300 ms instead of 84 ms per 64 MiB).  On a core of its own,
- * sched_yield returns at once.
+ * sched_yield returns at once.  Built with AIP_BLOCKING_WAIT (tunables.h) it
+ * waits in MPI_Waitall instead.
  */
 static int complete_oldest(window *w)
 {
     transfer *t = &w->ring[w->first];
     MPI_Status statuses[2]; /* not MPI_STATUSES_IGNORE: gcc 12 misreads MPICH's constant */
-    int done = 0, err;
+    int err;
+#if AIP_BLOCKING_WAIT
+    err = MPI_Waitall(2, t->requests, statuses);
+#else
+    int done = 0;
     while ((err = MPI_Testall(2, t->requests, &done, statuses)) == MPI_SUCCESS && !done)
         sched_yield();
+#endif
     w->first = (w->first + 1) % w->capacity;
     if (--w->count == 0)
         w->head = 0;

@@ -61,6 +61,14 @@
 #define AIP_AUTO_L_MAX_BYTES 0
 #define AIP_AUTO_SA_MAX_BYTES 2048
 
+/* 1: wait for transfers in MPI_Waitall instead of polling MPI_Testall and
+ * yielding the core (exchange.c).  For simulators: SimGrid's SMPI charges
+ * every test simulated time and slows the simulation itself
+ * (bench/smpi_sweep.sh builds with -DAIP_BLOCKING_WAIT=1). */
+#ifndef AIP_BLOCKING_WAIT
+#define AIP_BLOCKING_WAIT 0
+#endif
+
 /* Tag of our messages, on the library's private duplicate of the communicator. */
 #define AIP_TAG 6271
 

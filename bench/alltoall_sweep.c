@@ -62,14 +62,6 @@
 #define UNDER_SMPI 0
 #endif
 
-/* Until the library defines AIP_Alltoall_oop_opt, the program links without
- * it and its methods read "n/a"; a weak reference is NULL where undefined. */
-#if defined(__GNUC__)
-extern int AIP_Alltoall_oop_opt(const void *sendbuf, void *recvbuf, int count,
-                                MPI_Datatype datatype, MPI_Comm comm,
-                                const AIP_Options *options) __attribute__((weak));
-#endif
-
 /* The exchanged element: source rank, destination rank and index (element_value). */
 typedef uint64_t element;
 #define ELEMENT_TYPE MPI_UINT64_T
@@ -380,10 +372,6 @@ static int exchange_once(const method *m, const options *opt, element *buf, elem
     aip.ranks_per_node = opt->ranks_per_node;
     if (m->kind == AIP_INPLACE)
         return AIP_Alltoall_opt(buf, count, ELEMENT_TYPE, comm, &aip);
-#if defined(__GNUC__)
-    if (!AIP_Alltoall_oop_opt)
-        return MPI_ERR_UNSUPPORTED_OPERATION;
-#endif
     return AIP_Alltoall_oop_opt(buf, recvbuf, count, ELEMENT_TYPE, comm, &aip);
 }
 
@@ -420,9 +408,7 @@ static void describe_error(int err, const char *what, result *r)
     char text[MPI_MAX_ERROR_STRING];
     int length;
 
-    if (err == MPI_ERR_UNSUPPORTED_OPERATION && !strcmp(what, "AIP_Alltoall_oop_opt"))
-        snprintf(text, sizeof text, "not in this build of the library");
-    else if (MPI_Error_string(err, text, &length) != MPI_SUCCESS)
+    if (MPI_Error_string(err, text, &length) != MPI_SUCCESS)
         snprintf(text, sizeof text, "error %d", err);
     snprintf(r->why, sizeof r->why, "%s failed: %s", what, text);
 }

@@ -23,7 +23,7 @@
 # Installs SimGrid (libsimgrid-dev: smpicc, smpirun) with apt-get if missing;
 # the rest of the project does not need it.  Builds the library sources,
 # the sweep and bench_util with smpicc into build/smpi/ (the library with
-# bench/smpi/blocking_testall.h, see there), writes a hostfile that puts
+# AIP_BLOCKING_WAIT: SMPI charges every MPI_Test, tunables.h), writes a hostfile that puts
 # CORES consecutive ranks on each host, runs smpirun, and plots.
 #
 # SMPI settings, and why:
@@ -62,7 +62,7 @@ NODES=${NODES:-64} CORES=${CORES:-8}
 MIN=${MIN:-8} MAX=${MAX:-1M}
 SWEEP_ARGS=${SWEEP_ARGS:--i 3 -I 1 -w 1 -W 1 --large 8K}
 OUT=${OUT:-$top/bench/figures}
-GNUPLOT=${GNUPLOT:-gnuplot}
+
 np=$((NODES * CORES))
 MEM_CAP=${MEM_CAP:-$(((8 << 30) / np))}
 name="smpi_${NODES}x${CORES}"
@@ -84,7 +84,7 @@ if [ "$plot_only" = 0 ]; then
     # ---- Build (smpicc; seconds) -------------------------------------------------
     flags="-O2 -g -std=gnu11 -Wall -Wextra -I$top/alltoall_inplace -I$top/bench"
     for src in "$top"/alltoall_inplace/*.c; do
-        smpicc $flags -include "$top/bench/smpi/blocking_testall.h" -c "$src" \
+        smpicc $flags -DAIP_BLOCKING_WAIT=1 -c "$src" \
             -o "$build/$(basename "$src" .c).o"
     done
     smpicc $flags -c "$top/bench/alltoall_sweep.c" -o "$build/alltoall_sweep.o"
@@ -136,22 +136,6 @@ if [ "$plot_only" = 0 ]; then
 fi
 
 # ---- Figure ----------------------------------------------------------------------
-# One line per method: the slowest rank's average latency (column NAME).
-command -v "$GNUPLOT" >/dev/null ||
-    { echo "smpi_sweep: $GNUPLOT not found (apt-get install gnuplot-nox)" >&2; exit 2; }
-header=$(grep '^# *bytes ' "$dat" | head -n 1 | sed 's/^#//')
-plots=$(echo "$header" | awk '{ for (i = 2; i <= NF; i++) if ($i !~ /\./)
-        printf "%s\"%s\" using 1:%d with linespoints title \"%s\"", (n++ ? ", " : ""), F, i, $i }' \
-        F="$dat")
-terminal="set terminal pngcairo size 900,600 font ',11'"
-"$GNUPLOT" -e "$terminal" >/dev/null 2>&1 || terminal="set terminal png size 900,600"
-{
-    printf '%s\n' "$terminal"
-    printf '%s\n' "set output '$OUT/$name.png'"
-    printf '%s\n' "set title \"MPI_Alltoall latency, SMPI: $NODES nodes x $CORES cores (slowest rank's average)\" noenhanced"
-    printf '%s\n' "set xlabel 'bytes per pair'" "set ylabel 'latency (us)'"
-    printf '%s\n' "set logscale xy 2" "set format x '%.0b%BB'" "set logscale y 10" "set format y '%g'"
-    printf '%s\n' "set key top left" "set grid" "set datafile missing 'n/a'"
-    printf '%s\n' "plot $plots"
-} | "$GNUPLOT"
+"$top/bench/plot_sweep.sh" "$dat" "$OUT/$name.png" \
+    "MPI_Alltoall latency, SMPI: $NODES nodes x $CORES cores (slowest rank's average)"
 echo "smpi_sweep: $dat, $OUT/$name.png" >&2
