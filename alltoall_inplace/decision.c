@@ -10,10 +10,10 @@
  * benchmark (README, "Performance") agrees on shared memory.  MPICH's
  * algorithm is never chosen: it takes 2p - 1 steps.
  *
- * AIP_Alltoall on several nodes of several ranks each: the leader-based
- * exchange for blocks up to AIP_AUTO_L_MAX_BYTES, SA up to
- * AIP_AUTO_SA_MAX_BYTES, hsa above (thresholds and their measurements in
- * tunables.h).
+ * AIP_Alltoall on several nodes of equally many ranks: the leader-based
+ * exchange for blocks up to AIP_AUTO_L_MAX_BYTES (32 B) where the leader's
+ * space fits, SA up to AIP_AUTO_SA_MAX_BYTES (2 KiB), hsa above (the
+ * thresholds and their measurements are in tunables.h).
  */
 #include <limits.h>
 

@@ -55,10 +55,12 @@
 
 /* What AIP_ALGORITHM=auto runs for AIP_Alltoall on several nodes of several
  * ranks (decision.c): the leader-based exchange for blocks up to
- * AIP_AUTO_L_MAX_BYTES, SA up to AIP_AUTO_SA_MAX_BYTES, hsa above.  Measured
- * with bench/smpi_sweep.sh and on the namespace test bed (README, "Node-aware
- * alltoall"). */
-#define AIP_AUTO_L_MAX_BYTES 0
+ * AIP_AUTO_L_MAX_BYTES, SA up to AIP_AUTO_SA_MAX_BYTES, hsa above.
+ * Measured with bench/smpi_sweep.sh on 8 nodes x 8 cores (bench/figures/
+ * smpi_8x8.dat, simulated us): l 114-125 against sa 183-203 for 8-32 B;
+ * sa against hsa 136-254 against 325-433 for 64-512 B, 533 against 508 at
+ * 1 KiB (even, within the noise); the paper saw SA ahead up to 2 KiB. */
+#define AIP_AUTO_L_MAX_BYTES 32
 #define AIP_AUTO_SA_MAX_BYTES 2048
 
 /* 1: wait for transfers in MPI_Waitall instead of polling MPI_Testall and
