@@ -22,7 +22,7 @@
  *   out of place  mpi-oop  MPI_Alltoall(sendbuf, ..., recvbuf, ...)
  *                 hsa-oop, sa-oop, l-oop, rd-oop
  *                          AIP_Alltoall_oop_opt with that algorithm
- * A method the library refuses (an error code) or lacks reads "n/a", with
+ * A method the library refuses (an error code) reads "n/a", with
  * the reason on a '#' line, and the sweep goes on.
  *
  * Output: '#' lines (the run's parameters, notes on skipped sizes and
@@ -559,7 +559,7 @@ static void print_row(long long bytes, const options *opt, const result *results
 }
 
 /* Notes of one size, after its row: failures only when their text changes,
- * so that a method the library lacks gives one line, not one per size. */
+ * so that a method the library refuses gives one line, not one per size. */
 static int print_notes(long long bytes, const options *opt, const result *results,
                        char last_why[][WHY_SIZE])
 {

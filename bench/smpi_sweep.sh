@@ -6,9 +6,7 @@
 # Environment (defaults in brackets):
 #   NODES [64], CORES [8]  the cluster; other sizes are derived from
 #                          cluster_64x8.xml (NODES=8 CORES=4 for a quick trial)
-#   METHODS                the sweep's --methods [mpi,hsa,sa,l,rd,mpi-oop,sa-oop
-#                          once the library has AIP_Alltoall_oop_opt, else
-#                          mpi,hsa,mpi-oop: sa, l, rd crash until then]
+#   METHODS                the sweep's --methods [mpi,hsa,sa,l,rd,mpi-oop,sa-oop]
 #   MIN [8], MAX [1M]      message sizes per pair
 #   SWEEP_ARGS             further options of the sweep [-i 3 -I 1 -w 1 -W 1
 #                          --large 8K]: simulated times are deterministic but for
@@ -59,6 +57,7 @@ case "${1:-}" in
 *) echo "usage: [NODES=N CORES=C ...] smpi_sweep.sh [--plot-only]" >&2; exit 2 ;;
 esac
 NODES=${NODES:-64} CORES=${CORES:-8}
+METHODS=${METHODS:-mpi,hsa,sa,l,rd,mpi-oop,sa-oop}
 MIN=${MIN:-8} MAX=${MAX:-1M}
 SWEEP_ARGS=${SWEEP_ARGS:--i 3 -I 1 -w 1 -W 1 --large 8K}
 OUT=${OUT:-$top/bench/figures}
@@ -90,15 +89,6 @@ if [ "$plot_only" = 0 ]; then
     smpicc $flags -c "$top/bench/alltoall_sweep.c" -o "$build/alltoall_sweep.o"
     smpicc $flags -c "$top/bench/bench_util.c" -o "$build/bench_util.o"
     smpicc -o "$build/alltoall_sweep" "$build"/*.o
-    if [ -z "${METHODS:-}" ]; then
-        if nm "$build"/*.o 2>/dev/null | grep -q ' T AIP_Alltoall_oop_opt$'; then
-            METHODS=mpi,hsa,sa,l,rd,mpi-oop,sa-oop
-        else
-            METHODS=mpi,hsa,mpi-oop
-            echo "smpi_sweep: the library lacks AIP_Alltoall_oop_opt (node-aware algorithms" \
-                 "not merged): methods $METHODS" >&2
-        fi
-    fi
 
     # ---- Platform and hostfile -------------------------------------------------
     platform="$build/cluster_${NODES}x${CORES}.xml"
