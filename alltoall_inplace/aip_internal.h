@@ -138,7 +138,8 @@ typedef struct aip_node_call {
     const aip_nodes *nodes;
     const aip_workspace *space;
     size_t chunk_bytes;  /* agreed by all ranks */
-    /* Index space for p blocks, allocated with the workspace (aip_node_arrays_alloc). */
+    /* Index space for p blocks, allocated with the workspace (aip_node_arrays_alloc);
+     * peers (2p) is the call's schedule array. */
     aip_block *blocks;
     int *peers, *dest, *scratch;
 } aip_node_call;

@@ -246,6 +246,7 @@ int aip_call_run(aip_call *call, const AIP_Options *options)
 
     if (aip_algorithm_node_aware(algorithm)) {
         node_call.nodes = nodes;
+        node_call.peers = peers;
         node_call.space = &space;
         node_call.chunk_bytes = chunk_bytes;
         err = run_node_aware(call, algorithm, &node_call);

@@ -11,12 +11,11 @@ int aip_node_arrays_alloc(aip_node_call *call, int comm_size)
 {
     size_t p = (size_t)comm_size;
     call->blocks = malloc(sizeof *call->blocks * p);
-    call->peers = malloc(sizeof(int) * 6 * p); /* peers 2p, dest p, scratch 3p */
-    if (!call->blocks || !call->peers) {
+    call->dest = malloc(sizeof(int) * 4 * p); /* dest p, scratch 3p */
+    if (!call->blocks || !call->dest) {
         aip_node_arrays_free(call);
         return MPI_ERR_NO_MEM;
     }
-    call->dest = call->peers + 2 * p;
     call->scratch = call->dest + p;
     return MPI_SUCCESS;
 }
@@ -24,9 +23,9 @@ int aip_node_arrays_alloc(aip_node_call *call, int comm_size)
 void aip_node_arrays_free(aip_node_call *call)
 {
     free(call->blocks);
-    free(call->peers);
+    free(call->dest);
     call->blocks = NULL;
-    call->peers = call->dest = call->scratch = NULL;
+    call->dest = call->scratch = NULL;
 }
 
 void aip_node_permute(const aip_node_call *call)
