@@ -117,6 +117,20 @@ int aip_workspace_alloc(aip_workspace *space, size_t aux_bytes, size_t max_chunk
 void aip_workspace_free(aip_workspace *space);
 int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nsteps,
                  const aip_workspace *space, size_t chunk_bytes, MPI_Comm comm);
+/* Peer i's data as a list of equal blocks, wherever they lie: the blocks at
+ * positions[i * per_peer + k] * block_bytes, k < per_peer, in that order. */
+typedef struct aip_segments {
+    const int *positions;
+    int per_peer;
+    size_t block_bytes;
+    MPI_Aint *displacements; /* scratch for per_peer entries */
+} aip_segments;
+/* aip_exchange of segments: ours read from src (buf, or a send buffer), the
+ * peer's written into the same positions of buf.  Blocks smaller than a chunk
+ * travel several to a message: gathered into aux, scattered by a datatype. */
+int aip_exchange_segments(char *buf, const char *src, const aip_segments *segments,
+                          const int *peers, int nsteps, const aip_workspace *space,
+                          size_t chunk_bytes, MPI_Comm comm);
 
 /* nodes.c: the nodes of a communicator, cached on it (see nodes.h). */
 typedef struct aip_nodes {
@@ -138,10 +152,11 @@ typedef struct aip_node_call {
     const aip_nodes *nodes;
     const aip_workspace *space;
     size_t chunk_bytes;  /* agreed by all ranks */
-    /* Index space for p blocks, allocated with the workspace (aip_node_arrays_alloc);
-     * peers (2p) is the call's schedule array. */
+    /* Index space for p entries each, allocated with the workspace
+     * (aip_node_arrays_alloc); peers (2p) is the call's schedule array. */
     aip_block *blocks;
-    int *peers, *dest, *scratch;
+    MPI_Aint *displacements;
+    int *peers;
 } aip_node_call;
 int aip_alltoall_sa(const aip_node_call *call);
 int aip_alltoall_rd(const aip_node_call *call);
@@ -149,18 +164,13 @@ int aip_alltoall_l(const aip_node_call *call);
 /* node_exchange.c: the steps the three share. */
 int aip_node_arrays_alloc(aip_node_call *call, int comm_size);
 void aip_node_arrays_free(aip_node_call *call);
-/* The first layout: permute buf in place, or out of place fill it from sendbuf. */
-void aip_node_first_layout(const aip_node_call *call);
-/* Permute buf's p blocks in place by call->dest. */
-void aip_node_permute(const aip_node_call *call);
-/* sa and rd: the first layout, an exchange among the first_size ranks of
- * `first`, the transpose [first][second] -> [second][first], an exchange
- * among the second_size ranks of `second`, the last layout. */
-typedef void (*aip_layout_fn)(const aip_shape *shape, int *dest);
-int aip_node_two_steps(const aip_node_call *call, aip_layout_fn first_layout, MPI_Comm first,
-                       int first_size, MPI_Comm second, int second_size,
-                       aip_layout_fn last_layout);
-/* The in-place hsa exchange over `comm` in which peer i's data is segment i of buf. */
+/* One step of sa or rd: the in-place hsa exchange among the ranks of comm, in
+ * which peer i's data is the blocks positions[i * per_peer ...] of the buffer
+ * (aip_segments), read from src: buf, or the send buffer in the first step out of
+ * place, when this rank's own segment is copied as well. */
+int aip_node_step(const aip_node_call *call, MPI_Comm comm, const int *positions, int per_peer,
+                  const char *src);
+/* l: the in-place hsa exchange over comm in which peer i's data is segment i of buf. */
 int aip_node_exchange(const aip_node_call *call, char *buf, size_t segment_bytes, MPI_Comm comm,
                       const aip_workspace *space);
 /* l: aggregation space a leader needs on nodes of q ranks (blocks, index arrays). */

@@ -15,20 +15,31 @@
  * on the sending side, where the data is in cache (the paper's Fig. 5: on
  * NICs fed by programmed I/O that is what makes SA faster).
  *
- * In place: each step is an hsa exchange of segments (node_exchange.c) with
- * the bounded executor, and the three reorderings of blocks around them are
- * in-place permutations through the aux buffer (node_layouts.c):
- *   [global rank] -> [y][b]  step 1  [x][b] -> [b][x]  step 2  [a][x] -> [global rank]
- * The last one is the identity when ranks are placed by node (block placement).
- * Out of place the first permutation is the copy from the send buffer.
- * Extra memory: the aux budget and O(p) integers, as for hsa.
+ * In place, without moving any block within the buffer: a block's position
+ * is its final one from the start, because what rank (a, x) holds at the
+ * position of rank (b, y) is, before step 1, its own data for (b, y); after
+ * step 1, (a, y)'s data for (b, x); after step 2, (b, y)'s data for (a, x).
+ * So each step swaps blocks between two ranks at equal positions, and a
+ * peer's segment is a list of blocks (shape's tables, nodes.h):
+ *   step 1, peer (a, y): the positions of local rank y's ranks, by node;
+ *   step 2, peer (b, x): the positions of node b's ranks, by local rank.
+ * Each step is an hsa exchange of those lists with the bounded executor
+ * (aip_exchange_segments): blocks smaller than a chunk are gathered into the
+ * aux buffer, one message per peer where the budget allows, and the peer's
+ * message is scattered into place by an indexed datatype; larger blocks go
+ * chunk by chunk.  Under block placement step 2's segments are contiguous,
+ * under cyclic placement step 1's.  Out of place, step 1 reads the send
+ * buffer.  Extra memory: the aux budget and O(p) integers, as for hsa.
  */
 #include "aip_internal.h"
 
 int aip_alltoall_sa(const aip_node_call *call)
 {
     const aip_nodes *nodes = call->nodes;
-    return aip_node_two_steps(call, aip_layout_by_local, nodes->node_comm,
-                              nodes->shape.per_node, nodes->peer_comm, nodes->shape.nodes,
-                              aip_layout_from_node_major);
+    const aip_shape *shape = &nodes->shape;
+    int err = aip_node_step(call, nodes->node_comm, shape->by_local, shape->nodes,
+                            call->sendbuf ? call->sendbuf : call->buf);
+    if (err == MPI_SUCCESS)
+        err = aip_node_step(call, nodes->peer_comm, shape->rank_at, shape->per_node, call->buf);
+    return err;
 }

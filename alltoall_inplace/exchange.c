@@ -90,7 +90,9 @@ static ptrdiff_t find_space(const window *w, size_t bytes)
     return w->head + bytes <= tail ? (ptrdiff_t)w->head : -1;
 }
 
-static int start_transfer(window *w, char *place, size_t bytes, int peer, MPI_Comm comm)
+/* Room in aux for `bytes`, and a ring entry: the oldest transfers are completed
+ * until there is.  The copy goes to w->aux + (*t)->aux_offset, then post(). */
+static int reserve(window *w, size_t bytes, transfer **t)
 {
     ptrdiff_t at;
     int err;
@@ -101,22 +103,72 @@ static int start_transfer(window *w, char *place, size_t bytes, int peer, MPI_Co
         if ((err = complete_oldest(w)) != MPI_SUCCESS)
             return err;
     }
+    *t = &w->ring[(w->first + w->count) % w->capacity];
+    (*t)->aux_offset = (size_t)at;
+    return MPI_SUCCESS;
+}
 
-    transfer *t = &w->ring[(w->first + w->count) % w->capacity];
-    t->aux_offset = (size_t)at;
-    memcpy(w->aux + at, place, bytes);
-    if ((err = MPI_Irecv(place, (int)bytes, MPI_BYTE, peer, AIP_TAG, comm, &t->requests[0])) !=
+/* Start the reserved transfer: the partner's chunk into `place` as (count,
+ * type), ours of `bytes` from its copy in aux. */
+static int post(window *w, transfer *t, size_t bytes, void *place, int count, MPI_Datatype type,
+                int peer, MPI_Comm comm)
+{
+    int err;
+
+    if ((err = MPI_Irecv(place, count, type, peer, AIP_TAG, comm, &t->requests[0])) !=
         MPI_SUCCESS)
         return err;
-    if ((err = MPI_Isend(w->aux + at, (int)bytes, MPI_BYTE, peer, AIP_TAG, comm,
+    if ((err = MPI_Isend(w->aux + t->aux_offset, (int)bytes, MPI_BYTE, peer, AIP_TAG, comm,
                          &t->requests[1])) != MPI_SUCCESS) {
         MPI_Cancel(&t->requests[0]);
         MPI_Request_free(&t->requests[0]);
         return err;
     }
     w->count++;
-    w->head = (size_t)at + bytes;
+    w->head = t->aux_offset + bytes;
     return MPI_SUCCESS;
+}
+
+/* One contiguous chunk: ours copied from `from`, the partner's into `place`. */
+static int start_transfer(window *w, char *place, const char *from, size_t bytes, int peer,
+                          MPI_Comm comm)
+{
+    transfer *t;
+    int err;
+
+    if ((err = reserve(w, bytes, &t)) != MPI_SUCCESS)
+        return err;
+    memcpy(w->aux + t->aux_offset, from, bytes);
+    return post(w, t, bytes, place, (int)bytes, MPI_BYTE, peer, comm);
+}
+
+/* Several whole blocks as one chunk: ours gathered from src into aux, the
+ * partner's scattered by MPI into the same places of buf. */
+static int start_gathered(window *w, char *buf, const char *src, const int *positions, int count,
+                          size_t block_bytes, MPI_Aint *displacements, int peer, MPI_Comm comm)
+{
+    size_t bytes = (size_t)count * block_bytes;
+    MPI_Datatype scattered = MPI_DATATYPE_NULL;
+    int consecutive = 1, err;
+    transfer *t;
+
+    if ((err = reserve(w, bytes, &t)) != MPI_SUCCESS)
+        return err;
+    char *copy = w->aux + t->aux_offset;
+    for (int k = 0; k < count; k++) {
+        displacements[k] = (MPI_Aint)positions[k] * (MPI_Aint)block_bytes;
+        memcpy(copy + (size_t)k * block_bytes, src + displacements[k], block_bytes);
+        consecutive &= positions[k] == positions[0] + k;
+    }
+    if (consecutive)
+        return post(w, t, bytes, buf + displacements[0], (int)bytes, MPI_BYTE, peer, comm);
+    err = MPI_Type_create_hindexed_block(count, (int)block_bytes, displacements, MPI_BYTE,
+                                         &scattered);
+    if (err == MPI_SUCCESS && (err = MPI_Type_commit(&scattered)) == MPI_SUCCESS)
+        err = post(w, t, bytes, buf, 1, scattered, peer, comm);
+    if (scattered != MPI_DATATYPE_NULL)
+        MPI_Type_free(&scattered); /* the posted receive keeps what it needs */
+    return err;
 }
 
 int aip_workspace_alloc(aip_workspace *space, size_t aux_bytes, size_t max_chunk_bytes,
@@ -146,6 +198,17 @@ void aip_workspace_free(aip_workspace *space)
     space->ring = NULL;
 }
 
+/* Complete what is still in flight; the first error wins. */
+static int finish(window *w, int err)
+{
+    while (w->count > 0) {
+        int e = complete_oldest(w);
+        if (err == MPI_SUCCESS)
+            err = e;
+    }
+    return err;
+}
+
 int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nsteps,
                  const aip_workspace *space, size_t chunk_bytes, MPI_Comm comm)
 {
@@ -160,13 +223,39 @@ int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nstep
         size_t bytes = (size_t)blocks[peer].bytes;
         for (size_t done = 0; done < bytes && err == MPI_SUCCESS; done += chunk_bytes) {
             size_t len = bytes - done < chunk_bytes ? bytes - done : chunk_bytes;
-            err = start_transfer(&w, block + done, len, peer, comm);
+            err = start_transfer(&w, block + done, block + done, len, peer, comm);
         }
     }
-    while (w.count > 0) {
-        int e = complete_oldest(&w);
-        if (err == MPI_SUCCESS)
-            err = e;
+    return finish(&w, err);
+}
+
+int aip_exchange_segments(char *buf, const char *src, const aip_segments *segments,
+                          const int *peers, int nsteps, const aip_workspace *space,
+                          size_t chunk_bytes, MPI_Comm comm)
+{
+    int err = MPI_SUCCESS, count = segments->per_peer;
+    size_t block = segments->block_bytes;
+    window w = { space->aux, space->aux_bytes, 0, space->ring, space->capacity, 0, 0 };
+
+    for (int s = 0; s < nsteps && err == MPI_SUCCESS; s++) {
+        if (peers[s] == AIP_IDLE)
+            continue;
+        const int *positions = segments->positions + (size_t)peers[s] * (size_t)count;
+        if (block < chunk_bytes) { /* whole blocks per chunk */
+            int per_chunk = (int)(chunk_bytes / block);
+            for (int k = 0; k < count && err == MPI_SUCCESS; k += per_chunk)
+                err = start_gathered(&w, buf, src, positions + k,
+                                     count - k < per_chunk ? count - k : per_chunk, block,
+                                     segments->displacements, peers[s], comm);
+            continue;
+        }
+        for (int k = 0; k < count; k++) { /* chunks of each block */
+            size_t at = (size_t)positions[k] * block;
+            for (size_t done = 0; done < block && err == MPI_SUCCESS; done += chunk_bytes) {
+                size_t len = block - done < chunk_bytes ? block - done : chunk_bytes;
+                err = start_transfer(&w, buf + at + done, src + at + done, len, peers[s], comm);
+            }
+        }
     }
-    return err;
+    return finish(&w, err);
 }

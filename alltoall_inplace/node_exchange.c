@@ -1,9 +1,10 @@
 /*
- * node_exchange.c - the steps sa, rd and l are made of: an in-place hsa
- * exchange among a subset of the ranks in which each peer's data is one
- * segment of the buffer, and the permutations between exchanges.
+ * node_exchange.c - the steps sa, rd and l are made of: in-place hsa
+ * exchanges among a subset of the ranks, in which each peer's data is a list
+ * of blocks (sa, rd) or one segment of the buffer (l).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "aip_internal.h"
 
@@ -11,36 +12,39 @@ int aip_node_arrays_alloc(aip_node_call *call, int comm_size)
 {
     size_t p = (size_t)comm_size;
     call->blocks = malloc(sizeof *call->blocks * p);
-    call->dest = malloc(sizeof(int) * 4 * p); /* dest p, scratch 3p */
-    if (!call->blocks || !call->dest) {
+    call->displacements = malloc(sizeof *call->displacements * p);
+    if (!call->blocks || !call->displacements) {
         aip_node_arrays_free(call);
         return MPI_ERR_NO_MEM;
     }
-    call->scratch = call->dest + p;
     return MPI_SUCCESS;
 }
 
 void aip_node_arrays_free(aip_node_call *call)
 {
     free(call->blocks);
-    free(call->dest);
+    free(call->displacements);
     call->blocks = NULL;
-    call->dest = call->scratch = NULL;
+    call->displacements = NULL;
 }
 
-void aip_node_permute(const aip_node_call *call)
+int aip_node_step(const aip_node_call *call, MPI_Comm comm, const int *positions, int per_peer,
+                  const char *src)
 {
-    aip_permute_blocks(call->buf, call->block_bytes, call->nodes->shape.size, call->dest,
-                       call->space->aux, call->space->aux_bytes, call->scratch);
-}
+    aip_segments segments = { positions, per_peer, call->block_bytes, call->displacements };
+    int rank, size;
 
-void aip_node_first_layout(const aip_node_call *call)
-{
-    if (call->sendbuf)
-        aip_scatter_blocks(call->buf, call->sendbuf, call->block_bytes, call->nodes->shape.size,
-                           call->dest);
-    else
-        aip_node_permute(call);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (src != call->buf) /* out of place: the blocks that stay with this rank */
+        for (int k = 0; k < per_peer; k++) {
+            size_t at = (size_t)positions[rank * per_peer + k] * call->block_bytes;
+            memcpy(call->buf + at, src + at, call->block_bytes);
+        }
+    aip_schedule_hsa.fill(rank, size, call->peers);
+    return aip_exchange_segments(call->buf, src, &segments, call->peers,
+                                 aip_schedule_hsa.nsteps(size), call->space, call->chunk_bytes,
+                                 comm);
 }
 
 int aip_node_exchange(const aip_node_call *call, char *buf, size_t segment_bytes, MPI_Comm comm,
@@ -55,28 +59,4 @@ int aip_node_exchange(const aip_node_call *call, char *buf, size_t segment_bytes
     aip_schedule_hsa.fill(rank, size, call->peers);
     return aip_exchange(buf, call->blocks, call->peers, aip_schedule_hsa.nsteps(size), space,
                         call->chunk_bytes, comm);
-}
-
-int aip_node_two_steps(const aip_node_call *call, aip_layout_fn first_layout, MPI_Comm first,
-                       int first_size, MPI_Comm second, int second_size,
-                       aip_layout_fn last_layout)
-{
-    const aip_shape *shape = &call->nodes->shape;
-    size_t block = call->block_bytes;
-    int err;
-
-    first_layout(shape, call->dest);
-    aip_node_first_layout(call);
-    /* each of the first step's peers gets its blocks for all second-step peers */
-    if ((err = aip_node_exchange(call, call->buf, (size_t)second_size * block, first,
-                                 call->space)) != MPI_SUCCESS)
-        return err;
-    aip_layout_transpose(first_size, second_size, call->dest);
-    aip_node_permute(call);
-    if ((err = aip_node_exchange(call, call->buf, (size_t)first_size * block, second,
-                                 call->space)) != MPI_SUCCESS)
-        return err;
-    last_layout(shape, call->dest);
-    aip_node_permute(call);
-    return MPI_SUCCESS;
 }

@@ -1,14 +1,14 @@
 /*
- * node_layouts.c - the block layouts of the node-aware exchanges and the
- * in-place permutation between them (nodes.h).  No communication.
+ * node_layouts.c - the rank tables of a shape, and l's block layouts at the
+ * leaders with the in-place permutation between them (nodes.h).  No
+ * communication.
  *
- * Why permute at all: each step of sa and rd is an in-place exchange in
- * which one peer's data is one contiguous segment, but what a rank sends in
- * step 2 is spread over every segment it received in step 1 (a block from
- * each rank of its node, for every node).  Moving blocks inside the buffer
- * between the steps is a permutation; following its cycles moves every byte
- * once through a temporary as small as the aux budget, where a copy into a
- * second buffer would cost as much memory as the data.
+ * Why l permutes: a leader exchanges one contiguous segment per node, but
+ * what it gathered is ordered by source rank.  Moving blocks inside the
+ * buffer is a permutation; following its cycles moves every byte once
+ * through a temporary as small as the aux budget, where a copy into a second
+ * buffer would cost as much memory as the data.  (sa and rd need no
+ * permutation: their steps exchange lists of blocks where they lie.)
  */
 #include <string.h>
 
@@ -19,37 +19,13 @@ int aip_shape_two_level(const aip_shape *shape)
     return shape->smallest == shape->per_node && shape->nodes > 1 && shape->per_node > 1;
 }
 
-void aip_layout_by_local(const aip_shape *shape, int *dest)
-{
-    for (int j = 0; j < shape->size; j++)
-        dest[j] = shape->local_of[j] * shape->nodes + shape->node_of[j];
-}
-
-void aip_layout_by_node(const aip_shape *shape, int *dest)
-{
-    for (int j = 0; j < shape->size; j++)
-        dest[j] = shape->node_of[j] * shape->per_node + shape->local_of[j];
-}
-
-void aip_layout_transpose(int rows, int cols, int *dest)
-{
-    for (int r = 0; r < rows; r++)
-        for (int c = 0; c < cols; c++)
-            dest[r * cols + c] = c * rows + r;
-}
-
-void aip_layout_from_node_major(const aip_shape *shape, int *dest)
-{
-    for (int i = 0; i < shape->size; i++)
-        dest[i] = shape->rank_at[i];
-}
-
-void aip_layout_from_local_major(const aip_shape *shape, int *dest)
+void aip_shape_rank_tables(const aip_shape *shape, int *rank_at, int *by_local)
 {
     int n = shape->nodes, q = shape->per_node;
-    for (int x = 0; x < q; x++)
-        for (int a = 0; a < n; a++)
-            dest[x * n + a] = shape->rank_at[a * q + x];
+    for (int j = 0; j < shape->size; j++) {
+        rank_at[shape->node_of[j] * q + shape->local_of[j]] = j;
+        by_local[shape->local_of[j] * n + shape->node_of[j]] = j;
+    }
 }
 
 void aip_layout_leader_send(const aip_shape *shape, int *dest)
@@ -102,11 +78,4 @@ void aip_permute_blocks(char *buf, size_t block_bytes, int nblocks, const int *d
             memcpy(buf + (size_t)k * block_bytes + done, temp, len);
         }
     }
-}
-
-void aip_scatter_blocks(char *buf, const char *src, size_t block_bytes, int nblocks,
-                        const int *dest)
-{
-    for (int i = 0; i < nblocks; i++)
-        memcpy(buf + (size_t)dest[i] * block_bytes, src + (size_t)i * block_bytes, block_bytes);
 }

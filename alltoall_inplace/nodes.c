@@ -46,19 +46,20 @@ static void create_keyval(void)
 static int map_ranks(aip_nodes *nodes, MPI_Comm private_comm, int rank, int p)
 {
     aip_shape *shape = &nodes->shape;
-    int *pairs, *node_of, *local_of, *rank_at, *node_size, err;
+    int *pairs, *node_of, *local_of, *rank_at, *by_local, *node_size, err;
     int lowest; /* of my node: names it */
 
     if ((err = MPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, nodes->node_comm)) !=
         MPI_SUCCESS)
         return err;
-    /* node_of, local_of, rank_at, and room for the pairs and the node sizes */
+    /* node_of, local_of, rank_at, by_local, and room for the pairs and the node sizes */
     if (!(nodes->tables = malloc(sizeof(int) * 6 * (size_t)p)))
         return MPI_ERR_NO_MEM;
     node_of = nodes->tables;
     local_of = node_of + p;
     rank_at = local_of + p;
-    pairs = rank_at + p;       /* 2p: (lowest rank of the node, local rank) of each rank */
+    by_local = rank_at + p;
+    pairs = by_local + p;      /* 2p: (lowest rank of the node, local rank) of each rank */
     node_size = pairs;         /* reuses the pairs once they are read */
     int mine[2] = { lowest, nodes->local };
     if ((err = MPI_Allgather(mine, 2, MPI_INT, pairs, 2, MPI_INT, private_comm)) != MPI_SUCCESS)
@@ -88,12 +89,14 @@ static int map_ranks(aip_nodes *nodes, MPI_Comm private_comm, int rank, int p)
         if (node_size[a] < shape->smallest)
             shape->smallest = node_size[a];
     }
-    if (shape->smallest == shape->per_node)
-        for (int j = 0; j < p; j++)
-            rank_at[node_of[j] * shape->per_node + local_of[j]] = j;
     shape->node_of = node_of;
     shape->local_of = local_of;
-    shape->rank_at = shape->smallest == shape->per_node ? rank_at : NULL;
+    shape->rank_at = shape->by_local = NULL;
+    if (shape->smallest == shape->per_node) {
+        aip_shape_rank_tables(shape, rank_at, by_local);
+        shape->rank_at = rank_at;
+        shape->by_local = by_local;
+    }
     nodes->node = node_of[rank];
     return MPI_SUCCESS;
 }

@@ -1,16 +1,16 @@
 /*
- * node_sim_test - the layouts and the in-place permutation of the
+ * node_sim_test - the rank tables, layouts and in-place permutation of the
  * node-aware exchanges (node_layouts.c), without MPI: whole sa, rd and l
- * exchanges run on p simulated processes, each MPI step played by swapping
+ * exchanges run on p simulated processes, each MPI step played by moving
  * segments between their buffers, and every process must end with what
  * MPI_Alltoall would give it.
  *
  * Shapes: n = 1..7 nodes of q = 1..6 ranks, each with block placement,
  * cyclic placement and a random placement of ranks on nodes; blocks of 1 to
  * 40 bytes, permutation temporaries from 1 byte (a piece of every block of a
- * cycle at a time) to larger than a block, in place and out of place (the
- * first layout copied from a send buffer).  Also: aip_permute_blocks against
- * aip_scatter_blocks on random permutations.
+ * cycle at a time) to larger than a block; sa and rd in place and out of
+ * place (the first step reading a send buffer).  Also: aip_permute_blocks
+ * against a copy on random permutations.
  *
  *   node_sim_test [--seed N]
  */
@@ -46,7 +46,7 @@ static char element(int from, int to, size_t k)
 /* A simulated machine: shape, buffers, and scratch for the permutations. */
 typedef struct machine {
     aip_shape shape;
-    int *node_of, *local_of, *rank_at;
+    int *node_of, *local_of, *rank_at, *by_local;
     char **buf;
     size_t block;
     size_t temp_bytes;
@@ -59,23 +59,28 @@ typedef enum { BLOCK, CYCLIC, RANDOM } placement;
 static void build(machine *m, int n, int q, placement place, size_t block)
 {
     int p = n * q;
+    int *placed = malloc(sizeof(int) * (size_t)p); /* the rank at slot a * q + x */
     m->node_of = malloc(sizeof(int) * (size_t)p);
     m->local_of = malloc(sizeof(int) * (size_t)p);
     m->rank_at = malloc(sizeof(int) * (size_t)p);
-    for (int slot = 0; slot < p; slot++) /* slot a * q + x */
-        m->rank_at[slot] = place == BLOCK ? slot : place == CYCLIC ? (slot % q) * n + slot / q
-                                                                   : slot;
+    m->by_local = malloc(sizeof(int) * (size_t)p);
+    for (int slot = 0; slot < p; slot++)
+        placed[slot] = place == BLOCK ? slot : place == CYCLIC ? (slot % q) * n + slot / q : slot;
     if (place == RANDOM)
         for (int i = p - 1; i > 0; i--) {
-            int j = below(i + 1), t = m->rank_at[i];
-            m->rank_at[i] = m->rank_at[j];
-            m->rank_at[j] = t;
+            int j = below(i + 1), t = placed[i];
+            placed[i] = placed[j];
+            placed[j] = t;
         }
     for (int slot = 0; slot < p; slot++) {
-        m->node_of[m->rank_at[slot]] = slot / q;
-        m->local_of[m->rank_at[slot]] = slot % q;
+        m->node_of[placed[slot]] = slot / q;
+        m->local_of[placed[slot]] = slot % q;
     }
-    m->shape = (aip_shape){ p, n, q, q, m->node_of, m->local_of, m->rank_at };
+    free(placed);
+    m->shape = (aip_shape){ p, n, q, q, m->node_of, m->local_of, NULL, NULL };
+    aip_shape_rank_tables(&m->shape, m->rank_at, m->by_local);
+    m->shape.rank_at = m->rank_at;
+    m->shape.by_local = m->by_local;
     m->block = block;
     m->buf = malloc(sizeof(char *) * (size_t)p);
     for (int r = 0; r < p; r++) {
@@ -99,6 +104,7 @@ static void destroy(machine *m)
     free(m->node_of);
     free(m->local_of);
     free(m->rank_at);
+    free(m->by_local);
     free(m->temp);
     free(m->dest);
     free(m->scratch);
@@ -113,84 +119,70 @@ static void swap_bytes(char *a, char *b, size_t bytes)
     }
 }
 
-/* The first layout of rank r: in place, or copied from a send buffer. */
-static void first_layout(machine *m, int r, int out_of_place)
-{
-    size_t bytes = (size_t)m->shape.size * m->block;
-    if (out_of_place) {
-        char *send = malloc(bytes);
-        memcpy(send, m->buf[r], bytes);
-        memset(m->buf[r], 0, bytes);
-        aip_scatter_blocks(m->buf[r], send, m->block, m->shape.size, m->dest);
-        free(send);
-    } else {
-        aip_permute_blocks(m->buf[r], m->block, m->shape.size, m->dest, m->temp, m->temp_bytes,
-                           m->scratch);
-    }
-}
-
 static void permute(machine *m, char *buf, int nblocks)
 {
     aip_permute_blocks(buf, m->block, nblocks, m->dest, m->temp, m->temp_bytes, m->scratch);
 }
 
-/* An in-place exchange among the ranks rank_at[a * q + x] with x fixed
- * (across nodes, segment = node) or a fixed (within a node, segment = local). */
-static void exchange_across(machine *m, size_t segment)
-{
-    int n = m->shape.nodes, q = m->shape.per_node;
-    for (int x = 0; x < q; x++)
-        for (int a = 0; a < n; a++)
-            for (int b = a + 1; b < n; b++)
-                swap_bytes(m->buf[m->rank_at[a * q + x]] + (size_t)b * segment,
-                           m->buf[m->rank_at[b * q + x]] + (size_t)a * segment, segment);
-}
-
-static void exchange_within(machine *m, size_t segment)
-{
-    int n = m->shape.nodes, q = m->shape.per_node;
-    for (int a = 0; a < n; a++)
-        for (int x = 0; x < q; x++)
-            for (int y = x + 1; y < q; y++)
-                swap_bytes(m->buf[m->rank_at[a * q + x]] + (size_t)y * segment,
-                           m->buf[m->rank_at[a * q + y]] + (size_t)x * segment, segment);
-}
-
-static void run_sa(machine *m, int out_of_place)
+/*
+ * One step of sa or rd, as aip_node_step runs it on every rank of every
+ * group at once: the group of rank (a, x) is its node (within) or the ranks
+ * of local rank x (across); its peers are numbered by local rank or by node,
+ * and peer i's segment is the blocks positions[i * per_peer ...].  Each rank
+ * receives, at the positions of its segment for each peer (itself included),
+ * what that peer read from `from` at the positions of its segment for it.
+ */
+static void node_step(machine *m, int within, const int *positions, int per_peer, char **from)
 {
     int p = m->shape.size, n = m->shape.nodes, q = m->shape.per_node;
+    size_t block = m->block;
+    char **next = malloc(sizeof(char *) * (size_t)p);
+
     for (int r = 0; r < p; r++) {
-        aip_layout_by_local(&m->shape, m->dest);
-        first_layout(m, r, out_of_place);
+        int a = m->node_of[r], x = m->local_of[r];
+        int me = within ? x : a, group = within ? q : n;
+        next[r] = malloc((size_t)p * block);
+        for (int i = 0; i < group; i++) {
+            int peer = within ? m->rank_at[a * q + i] : m->rank_at[i * q + x];
+            for (int k = 0; k < per_peer; k++)
+                memcpy(next[r] + (size_t)positions[i * per_peer + k] * block,
+                       from[peer] + (size_t)positions[me * per_peer + k] * block, block);
+        }
     }
-    exchange_within(m, (size_t)n * m->block);
     for (int r = 0; r < p; r++) {
-        aip_layout_transpose(q, n, m->dest);
-        permute(m, m->buf[r], p);
+        free(m->buf[r]);
+        m->buf[r] = next[r];
     }
-    exchange_across(m, (size_t)q * m->block);
-    for (int r = 0; r < p; r++) {
-        aip_layout_from_node_major(&m->shape, m->dest);
-        permute(m, m->buf[r], p);
-    }
+    free(next);
 }
 
-static void run_rd(machine *m, int out_of_place)
+/* sa (within, then across) or rd (across, then within); out of place, the
+ * first step reads copies of the buffers, which are wiped first. */
+static void run_two_steps(machine *m, int sa, int out_of_place)
 {
     int p = m->shape.size, n = m->shape.nodes, q = m->shape.per_node;
-    for (int r = 0; r < p; r++) {
-        aip_layout_by_node(&m->shape, m->dest);
-        first_layout(m, r, out_of_place);
+    size_t bytes = (size_t)p * m->block;
+    char **send = m->buf;
+
+    if (out_of_place) {
+        send = malloc(sizeof(char *) * (size_t)p);
+        for (int r = 0; r < p; r++) {
+            send[r] = malloc(bytes);
+            memcpy(send[r], m->buf[r], bytes);
+            memset(m->buf[r], 0, bytes);
+        }
     }
-    exchange_across(m, (size_t)q * m->block);
-    for (int r = 0; r < p; r++) {
-        aip_layout_transpose(n, q, m->dest);
-        permute(m, m->buf[r], p);
+    if (sa) {
+        node_step(m, 1, m->by_local, n, send);
+        node_step(m, 0, m->rank_at, q, m->buf);
+    } else {
+        node_step(m, 0, m->rank_at, q, send);
+        node_step(m, 1, m->by_local, n, m->buf);
     }
-    exchange_within(m, (size_t)n * m->block);
-    for (int r = 0; r < p; r++) {
-        aip_layout_from_local_major(&m->shape, m->dest);
-        permute(m, m->buf[r], p);
+    if (out_of_place) {
+        for (int r = 0; r < p; r++)
+            free(send[r]);
+        free(send);
     }
 }
 
@@ -231,7 +223,7 @@ static int all_delivered(const machine *m)
     return 1;
 }
 
-/* aip_permute_blocks moves as aip_scatter_blocks copies. */
+/* aip_permute_blocks moves as a copy does. */
 static int check_permutation(int nblocks, size_t block)
 {
     size_t bytes = (size_t)nblocks * block, temp_bytes = 1 + (size_t)below((int)(2 * block));
@@ -247,7 +239,8 @@ static int check_permutation(int nblocks, size_t block)
         dest[i] = dest[j];
         dest[j] = t;
     }
-    aip_scatter_blocks(expected, buf, block, nblocks, dest);
+    for (int i = 0; i < nblocks; i++)
+        memcpy(expected + (size_t)dest[i] * block, buf + (size_t)i * block, block);
     aip_permute_blocks(buf, block, nblocks, dest, temp, temp_bytes, scratch);
     int ok = memcmp(buf, expected, bytes) == 0;
     free(buf);
@@ -282,10 +275,8 @@ int main(int argc, char **argv)
                          out_of_place++) {
                         machine m;
                         build(&m, n, q, (placement)place, 1 + (size_t)below(40));
-                        if (algorithm == 0)
-                            run_sa(&m, out_of_place);
-                        else if (algorithm == 1)
-                            run_rd(&m, out_of_place);
+                        if (algorithm < 2)
+                            run_two_steps(&m, algorithm == 0, out_of_place);
                         else
                             run_l(&m);
                         if (all_delivered(&m)) {
