@@ -18,6 +18,12 @@
  * With a budget of one chunk this is a sequence of blocking exchanges; with
  * a budget as large as the data, all exchanges are in flight at once.
  *
+ * aip_exchange_segments does the same where a peer's data is a list of
+ * equal blocks spread over the buffer (sa and rd, node_exchange.c): blocks
+ * smaller than a chunk travel several to a message, gathered into aux on
+ * the way out and scattered into their places by an indexed datatype on the
+ * way in, so that aggregation costs no extra pass over the data.
+ *
  * Why it cannot deadlock: every rank posts its chunks in schedule order, and
  * partners agree on the step of each exchange and on its chunks (schedule.h).
  * A rank only ever waits for a transfer it has already posted, i.e. for its

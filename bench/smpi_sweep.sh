@@ -15,6 +15,7 @@
 #                          SMPI_SHARED_MALLOC (garbage data, no payload copies)
 #   SMPI_CFG               extra --cfg=... options for smpirun
 #   OUT [bench/figures]    where smpi_NODESxCORES.dat, .log and .png go
+#   BUILD [build/smpi]     where the smpicc build goes (one per concurrent run)
 #   GNUPLOT [gnuplot]
 # --plot-only redraws the figure from the table already there.
 #
@@ -65,7 +66,7 @@ OUT=${OUT:-$top/bench/figures}
 np=$((NODES * CORES))
 MEM_CAP=${MEM_CAP:-$(((8 << 30) / np))}
 name="smpi_${NODES}x${CORES}"
-build="$top/build/smpi"
+build=${BUILD:-$top/build/smpi}
 dat="$OUT/$name.dat"
 mkdir -p "$OUT" "$build"
 
