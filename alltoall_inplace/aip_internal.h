@@ -164,12 +164,19 @@ int aip_alltoall_l(const aip_node_call *call);
 /* node_exchange.c: the steps the three share. */
 int aip_node_arrays_alloc(aip_node_call *call, int comm_size);
 void aip_node_arrays_free(aip_node_call *call);
-/* One step of sa or rd: the in-place hsa exchange among the ranks of comm, in
- * which peer i's data is the blocks positions[i * per_peer ...] of the buffer
- * (aip_segments), read from src: buf, or the send buffer in the first step out of
- * place, when this rank's own segment is copied as well. */
-int aip_node_step(const aip_node_call *call, MPI_Comm comm, const int *positions, int per_peer,
-                  const char *src);
+/* A level of the machine, as sa and rd exchange over it: the ranks of this rank's
+ * node, peers by local rank, peer y's blocks those of local rank y's ranks; or
+ * the ranks of its local rank, peers by node, peer b's blocks those of b's ranks. */
+typedef struct aip_node_level {
+    MPI_Comm comm;
+    const int *positions; /* peer i's blocks: positions[i * per_peer ...] (aip_segments) */
+    int per_peer;
+} aip_node_level;
+aip_node_level aip_level_within(const aip_nodes *nodes);
+aip_node_level aip_level_across(const aip_nodes *nodes);
+/* sa and rd: an in-place hsa exchange of block lists over `first`, then over
+ * `second`; out of place the first reads the send buffer. */
+int aip_node_two_steps(const aip_node_call *call, aip_node_level first, aip_node_level second);
 /* l: the in-place hsa exchange over comm in which peer i's data is segment i of buf. */
 int aip_node_exchange(const aip_node_call *call, char *buf, size_t segment_bytes, MPI_Comm comm,
                       const aip_workspace *space);

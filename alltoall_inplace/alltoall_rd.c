@@ -20,11 +20,5 @@
 
 int aip_alltoall_rd(const aip_node_call *call)
 {
-    const aip_nodes *nodes = call->nodes;
-    const aip_shape *shape = &nodes->shape;
-    int err = aip_node_step(call, nodes->peer_comm, shape->rank_at, shape->per_node,
-                            call->sendbuf ? call->sendbuf : call->buf);
-    if (err == MPI_SUCCESS)
-        err = aip_node_step(call, nodes->node_comm, shape->by_local, shape->nodes, call->buf);
-    return err;
+    return aip_node_two_steps(call, aip_level_across(call->nodes), aip_level_within(call->nodes));
 }

@@ -28,23 +28,42 @@ void aip_node_arrays_free(aip_node_call *call)
     call->displacements = NULL;
 }
 
-int aip_node_step(const aip_node_call *call, MPI_Comm comm, const int *positions, int per_peer,
-                  const char *src)
+aip_node_level aip_level_within(const aip_nodes *nodes)
 {
-    aip_segments segments = { positions, per_peer, call->block_bytes, call->displacements };
+    return (aip_node_level){ nodes->node_comm, nodes->shape.by_local, nodes->shape.nodes };
+}
+
+aip_node_level aip_level_across(const aip_nodes *nodes)
+{
+    return (aip_node_level){ nodes->peer_comm, nodes->shape.rank_at, nodes->shape.per_node };
+}
+
+/* One step: peer i's blocks read from src (buf, or the send buffer out of
+ * place, when this rank's own blocks are copied too), the peer's written to
+ * the same positions of buf. */
+static int node_step(const aip_node_call *call, aip_node_level level, const char *src)
+{
+    aip_segments segments = { level.positions, level.per_peer, call->block_bytes,
+                              call->displacements };
     int rank, size;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    if (src != call->buf) /* out of place: the blocks that stay with this rank */
-        for (int k = 0; k < per_peer; k++) {
-            size_t at = (size_t)positions[rank * per_peer + k] * call->block_bytes;
+    MPI_Comm_rank(level.comm, &rank);
+    MPI_Comm_size(level.comm, &size);
+    if (src != call->buf)
+        for (int k = 0; k < level.per_peer; k++) {
+            size_t at = (size_t)level.positions[rank * level.per_peer + k] * call->block_bytes;
             memcpy(call->buf + at, src + at, call->block_bytes);
         }
     aip_schedule_hsa.fill(rank, size, call->peers);
     return aip_exchange_segments(call->buf, src, &segments, call->peers,
                                  aip_schedule_hsa.nsteps(size), call->space, call->chunk_bytes,
-                                 comm);
+                                 level.comm);
+}
+
+int aip_node_two_steps(const aip_node_call *call, aip_node_level first, aip_node_level second)
+{
+    int err = node_step(call, first, call->sendbuf ? call->sendbuf : call->buf);
+    return err == MPI_SUCCESS ? node_step(call, second, call->buf) : err;
 }
 
 int aip_node_exchange(const aip_node_call *call, char *buf, size_t segment_bytes, MPI_Comm comm,
