@@ -125,7 +125,7 @@ static void permute(machine *m, char *buf, int nblocks)
 }
 
 /*
- * One step of sa or rd, as aip_node_step runs it on every rank of every
+ * One step of sa or rd, as node_exchange.c runs it, on every rank of every
  * group at once: the group of rank (a, x) is its node (within) or the ranks
  * of local rank x (across); its peers are numbered by local rank or by node,
  * and peer i's segment is the blocks positions[i * per_peer ...].  Each rank
