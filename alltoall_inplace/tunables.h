@@ -56,10 +56,13 @@
 /* What AIP_ALGORITHM=auto runs for AIP_Alltoall on several nodes of several
  * ranks (decision.c): the leader-based exchange for blocks up to
  * AIP_AUTO_L_MAX_BYTES, SA up to AIP_AUTO_SA_MAX_BYTES, hsa above.
- * Measured with bench/smpi_sweep.sh on 8 nodes x 8 cores (bench/figures/
- * smpi_8x8.dat, simulated us): l 114-125 against sa 183-203 for 8-32 B;
- * sa against hsa 136-254 against 325-433 for 64-512 B, 533 against 508 at
- * 1 KiB (even, within the noise); the paper saw SA ahead up to 2 KiB. */
+ * Measured with bench/smpi_sweep.sh on 8 nodes x 8 cores, simulated us with
+ * our CPU time charged (bench/figures/smpi_8x8.dat): sa against hsa 451
+ * against 578 at 1 KiB, 933 against 943 at 2 KiB, 1933 against 1793 at
+ * 4 KiB, as the paper saw SA ahead up to 2 KiB; l 114-125 against sa
+ * 183-203 for 8-32 B.  Without charged CPU time (smpi_scaling.sh's setting)
+ * sa is 4-10 us ahead of l there: L's gain is the CPU time of one exchange
+ * instead of two, and on offload NICs fewer concurrent senders (the paper). */
 #define AIP_AUTO_L_MAX_BYTES 32
 #define AIP_AUTO_SA_MAX_BYTES 2048
 

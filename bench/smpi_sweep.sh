@@ -120,6 +120,7 @@ if [ "$plot_only" = 0 ]; then
         cat "$dat.tmp"
         echo "# platform         $NODES x $CORES (bench/smpi/cluster_64x8.xml, derived);" \
              "SimGrid $(smpirun -version 2>/dev/null | head -n 1 | sed 's/.*version //i')"
+        echo "# extra settings   SMPI_CFG=${SMPI_CFG:-}; SWEEP_ARGS=$SWEEP_ARGS"
         echo "# run time         $(($(date +%s) - started)) s of real time on $(nproc) cores"
     } > "$dat"
     rm -f "$dat.tmp"
