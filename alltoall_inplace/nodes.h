@@ -35,7 +35,7 @@ typedef struct aip_shape {
 } aip_shape;
 
 /* Whether the two-level exchanges apply: equal nodes, more than one node and
- * more than one rank per node (otherwise they are hsa with extra copies). */
+ * more than one rank per node (otherwise they are hsa with extra steps). */
 int aip_shape_two_level(const aip_shape *shape);
 /* Fill rank_at and by_local ([n * q] each) from node_of and local_of; equal nodes. */
 void aip_shape_rank_tables(const aip_shape *shape, int *rank_at, int *by_local);
