@@ -56,13 +56,14 @@
 /* What AIP_ALGORITHM=auto runs for AIP_Alltoall on several nodes of several
  * ranks (decision.c): the leader-based exchange for blocks up to
  * AIP_AUTO_L_MAX_BYTES, SA up to AIP_AUTO_SA_MAX_BYTES, hsa above.
- * Measured with bench/smpi_sweep.sh on 8 nodes x 8 cores, simulated us with
- * our CPU time charged (NODES=8 CORES=8 MIN=1K MAX=8K METHODS=hsa,sa): sa against hsa 451
- * against 578 at 1 KiB, 933 against 943 at 2 KiB, 1933 against 1793 at
- * 4 KiB, as the paper saw SA ahead up to 2 KiB; l 114-125 against sa
- * 183-203 for 8-32 B (the first, permuting SA, MAX=1K METHODS=l,sa).  Without charged CPU time (smpi_scaling.sh's setting)
- * sa is 4-10 us ahead of l there: L's gain is the CPU time of one exchange
- * instead of two, and on offload NICs fewer concurrent senders (the paper). */
+ * Measured with bench/smpi_sweep.sh on 8 nodes x 8 cores, simulated us
+ * with our CPU time charged (NODES=8 CORES=8 MIN=1K MAX=8K METHODS=hsa,sa):
+ * sa against hsa 451 against 578 at 1 KiB, 933 against 943 at 2 KiB, 1933
+ * against 1793 at 4 KiB, as the paper saw SA ahead up to 2 KiB.  l 114-125
+ * against sa 183-203 for 8-32 B (the first, permuting SA; MAX=1K).  Without
+ * charged CPU time (smpi_scaling.sh's setting) sa is 4-10 us ahead of l
+ * there: L's gain is the CPU time of one exchange instead of two, and on
+ * offload NICs fewer concurrent senders (the paper). */
 #define AIP_AUTO_L_MAX_BYTES 32
 #define AIP_AUTO_SA_MAX_BYTES 2048
 
