@@ -54,6 +54,11 @@ long long test_vm_rss(void)
     return status_kib("/proc/self/status", "VmRSS") * 1024;
 }
 
+long long test_vm_data(void)
+{
+    return status_kib("/proc/self/status", "VmData") * 1024;
+}
+
 int test_reset_hwm(void)
 {
     FILE *f = fopen("/proc/self/clear_refs", "w");

@@ -19,6 +19,8 @@ void test_fill(void *buf, size_t bytes, uint64_t seed, int rank);
 /* Peak and current resident memory of this process, in bytes (/proc/self/status). */
 long long test_vm_hwm(void);
 long long test_vm_rss(void);
+/* Private writable virtual memory (VmData), what RLIMIT_DATA bounds, in bytes. */
+long long test_vm_data(void);
 /* Reset the peak to the current RSS (Linux >= 4.0); returns 0 on success. */
 int test_reset_hwm(void);
 

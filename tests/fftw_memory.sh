@@ -1,0 +1,74 @@
+#!/bin/sh
+# fftw_memory.sh - the memory promise: an in-place ir256x256x256 whose ranks
+# may take at most 8 MiB of private memory beyond what they hold when the
+# transform starts (tests/fftw_memory_test: RLIMIT_DATA = VmData + 8 MiB).
+#
+#   stock FFTW (FFTW_MPI_INPLACE_ALGORITHM=off) must run out of memory: its
+#     in-place transpose mallocs one block (32 MiB on 2 ranks, 14 MiB on 3),
+#     so the limit bites;
+#   ours must complete and give every coefficient right: hsa on 2 ranks, the
+#     general exchange on 3 (256 rows do not divide by 3);
+#   ours with a budget as large as a block (AIP_AUX_BYTES=64M) must run out
+#     of memory too: the test fails if our path ever allocates a block.
+# Then FFTW's own check, mpi-bench --verify, of ir128x128x128 with the same
+# algorithms and no limit: --verify gathers the whole transform onto every
+# rank, which no limit near the local array allows (1 round: 3 s; 256^3
+# would take 27 s and 2.3 GB).
+#
+# Environment (from make check): MPIRUN, TESTBIN, MPIBENCH.
+set -u
+failures=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+fail() {
+    echo "FAIL: $*"
+    cat "$out"
+    failures=$((failures + 1))
+}
+
+# limited NP ALGORITHM [VAR=VALUE]: run the transform under the limit
+limited() {
+    env FFTW_MPI_INPLACE_ALGORITHM="$2" ${3:+"$3"} \
+        "$MPIRUN" "$1" "$TESTBIN/fftw_memory_test" -s 256x256x256 -m 8 > "$out" 2>&1
+}
+
+for case in "2 hsa" "3 general"; do
+    set -- $case
+    np=$1 ours=$2
+
+    if limited "$np" off; then
+        fail "stock FFTW completed on $np ranks under the limit: it does not bite"
+    elif ! grep -q 'alloc.c:[0-9]*: assertion failed' "$out"; then
+        fail "stock FFTW failed on $np ranks, but not for want of memory"
+    else
+        echo "ok   $np ranks, stock FFTW: out of memory under VmData + 8 MiB"
+    fi
+
+    if ! limited "$np" "$ours" || ! grep -q "mpi-transpose-inplace/$ours.*" "$out" ||
+       ! grep -q ': verified$' "$out"; then
+        fail "ours ($ours) on $np ranks under the limit"
+    else
+        echo "ok   $np ranks, ours ($ours): verified under VmData + 8 MiB;" \
+             "$(sed -n 's/.*peak RSS [0-9.]* MiB, of which \([0-9.]* MiB\).*/\1/p' "$out")" \
+             "more during the transform"
+    fi
+
+    if limited "$np" "$ours" AIP_AUX_BYTES=64M; then
+        fail "ours ($ours) with a block-sized budget completed on $np ranks under the limit"
+    elif ! grep -q 'cannot allocate the [0-9]*-byte auxiliary buffer' "$out"; then
+        fail "ours ($ours) with a block-sized budget failed on $np ranks, but not for want of memory"
+    else
+        echo "ok   $np ranks, ours with a block-sized budget: out of memory, as it must"
+    fi
+
+    if ! "$MPIRUN" "$np" "$MPIBENCH" -o estimate -o inplace="$ours" -v2 --verify-rounds 1 \
+             --verify ir128x128x128 > "$out" 2>&1 ||
+       ! grep -q "mpi-transpose-inplace/$ours" "$out" ||
+       ! grep -qE '^ir128x128x128 [0-9.e+-]+ ' "$out"; then
+        fail "mpi-bench --verify ir128x128x128 with $ours on $np ranks"
+    else
+        echo "ok   $np ranks, ours ($ours): mpi-bench --verify ir128x128x128"
+    fi
+done
+[ "$failures" -eq 0 ]
