@@ -70,15 +70,7 @@ build=${BUILD:-$top/build/smpi}
 dat="$OUT/$name.dat"
 mkdir -p "$OUT" "$build"
 
-# ---- SimGrid -----------------------------------------------------------------
-if ! command -v smpicc >/dev/null || ! command -v smpirun >/dev/null; then
-    SUDO=""
-    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-    echo "smpi_sweep: installing libsimgrid-dev (SimGrid's SMPI)" >&2
-    $SUDO apt-get update -q
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends \
-        libsimgrid-dev
-fi
+"$top/bench/smpi/install_simgrid.sh"
 
 if [ "$plot_only" = 0 ]; then
     # ---- Build (smpicc; seconds) -------------------------------------------------

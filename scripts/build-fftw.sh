@@ -19,7 +19,9 @@
 #
 # Environment: FFTW_SOURCE (debian, a directory, or a fftw-3.3.x tarball),
 # FFTW_CACHE, FFTW_CONFIGURE_FLAGS, FFTW_STAGE, MPICC, PREFIX, BINDIR,
-# AIP_CFLAGS, AIP_LIBS, TOP_SRCDIR, JOBS (default: all cores).
+# AIP_CFLAGS, AIP_LIBS, TOP_SRCDIR, JOBS (default: all cores),
+# FFTW_LIBRARIES_ONLY (yes: make libfftw3 and libfftw3_mpi, no programs;
+# bench/fftw_smpi.sh, whose smpicc cannot link FFTW's test programs).
 set -euo pipefail
 
 die() { echo "build-fftw.sh: $*" >&2; exit 1; }
@@ -124,6 +126,17 @@ configure_fftw() {
     touch "$tree/.configured"
 }
 
+# libfftw3 and libfftw3_mpi without FFTW's programs: the serial library's
+# directories, the library, then mpi/'s library alone.
+make_libraries() {
+    local tree=$1 ldflags=$2 dir
+    for dir in support kernel simd-support dft rdft reodft api; do
+        make -C "$tree/build/$dir" -j "$JOBS" || return 1
+    done
+    make -C "$tree/build" -j "$JOBS" LDFLAGS="$ldflags" libfftw3.la &&
+        make -C "$tree/build/mpi" -j "$JOBS" LDFLAGS="$ldflags" libfftw3_mpi.la
+}
+
 make_fftw() {
     local tree=$1 ldflags
     echo "  make FFTW with $JOBS jobs (log: $tree/make.log)"
@@ -134,7 +147,11 @@ make_fftw() {
     case "$AIP_LIBS" in
     *.la) ldflags="$ldflags -Wl,-rpath-link,$(dirname "$AIP_LIBS")/.libs" ;;
     esac
-    make -C "$tree/build" -j "$JOBS" LDFLAGS="$ldflags" > "$tree/make.log" 2>&1 ||
+    if [ "${FFTW_LIBRARIES_ONLY:-}" = yes ]; then
+        make_libraries "$tree" "$ldflags"
+    else
+        make -C "$tree/build" -j "$JOBS" LDFLAGS="$ldflags"
+    fi > "$tree/make.log" 2>&1 ||
         { grep -B2 -A8 -m 3 'error' "$tree/make.log" || tail -n 30 "$tree/make.log"
           die "make of FFTW failed"; }
 }

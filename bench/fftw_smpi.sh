@@ -1,0 +1,223 @@
+#!/bin/sh
+# fftw_smpi.sh - the FFT experiment of Hofmann & Ruenger (EuroMPI 2013,
+# Sect. 4.4, Fig. 6 right) at its scales, simulated with SimGrid SMPI: an
+# in-place 3D real forward transform of 512^3 on 2, 1024^3 on 16, 2048^3 on
+# 128 and 4096^3 on 1024 processes (512 MiB per process), on models of
+# JuRoPA (fat tree, 8-core nodes) and Juqueen (5D torus, 16-core nodes),
+# bench/smpi/platforms.cpp.
+#
+# Each run is the real code: FFTW's MPI plans (FFTW_ESTIMATE) with their
+# real transposes, stock FFTW's (mpi-transpose-pairwise in place,
+# transpose-alltoall for dor) or ours through liballtoall_inplace, built
+# with smpicc.  Only the local work is charged instead of done
+# (bench/smpi/sim_charge.h): rank 0 runs each serial sub-plan of its plan
+# (the local FFTs and transposes) on its real 512 MiB and times it, and
+# every rank is charged that time scaled to the simulated core by memory
+# bandwidth; every memcpy/memmove of the exchange is charged at the core's
+# copy bandwidth.  The other ranks' arrays are folded onto shared pages
+# (SMPI_SHARED_MALLOC), so 1024 ranks x 512 MiB fit here.
+#
+# Variants (FFTW_MPI_INPLACE_ALGORITHM, as in mpi-bench -o inplace=...):
+#   stock   stock FFTW in place (off)       mpich, lsa, hsa, sa   ours, forced
+#   auto    ours, the planner's choice (under ESTIMATE it is hsa)
+#   dor     stock FFTW out of place, destroying its input (MPI_Alltoall)
+#
+# Environment (defaults in brackets):
+#   PLATFORMS [juropa juqueen]
+#   CASES ["2:512 16:1024 128:2048 1024:4096"]  ranks:N for N^3
+#   VARIANTS [stock mpich lsa hsa sa auto dor]
+#   TIME_LIMIT [1800]  seconds of real time per run; a run past it is
+#                      recorded as "timeout", never as a figure
+#   OUT [bench/figures]  fftw_smpi.dat (one row per run), fftw_smpi.png,
+#                      fftw_smpi.log (smpirun's output)
+#   BUILD [build/smpi-fftw]  the smpicc builds (FFTW's takes 5-10 minutes once)
+# --build only builds; --plot-only redraws the figure from the table; --validate runs the
+# charged model against SMPI's own measurement of the same transforms
+# (256^3 on 2 and 4 ranks, everything executed; see the README).
+#
+# SMPI settings, and why:
+#   smpi/host-speed:1Gf, hosts of 1 Gflop/s   one simulated flop is a
+#       nanosecond: charges are seconds
+#   smpi/simulate-computation:no   the real CPU time of 1024 ranks on this
+#       machine is not the simulated machine's; everything local is charged
+#   smpi/bw-factor:0:1, smpi/lat-factor:0:1   the links carry the machines'
+#       MPI figures already (SMPI's defaults are calibrated on TCP)
+#   smpi/os, smpi/or, smpi/ois   per-message CPU overhead: 0.5 us on JuRoPA's
+#       QDR, 1 us on Blue Gene/Q's messaging unit (about 1.5 and 2.5 us of
+#       small-message latency with the wires)
+#   smpi/coll-selector:mpich   both machines ran MPICH-based MPIs (dor's
+#       MPI_Alltoall)
+#   smpi/shared-malloc-blocksize:64M   a folded array is mapped block by
+#       block: 1 MiB blocks would need 512 mappings per rank, past Linux's
+#       65530 at 1024 ranks
+#
+# shellcheck disable=SC2016 # awk programs in single quotes
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+mode=run
+case "${1:-}" in
+--plot-only) mode=plot ;;
+--validate) mode=validate ;;
+--build) mode=build ;;
+-h|--help) sed -n '2,/^# shellcheck/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+"") ;;
+*) echo "usage: [PLATFORMS=... CASES=... VARIANTS=...] fftw_smpi.sh [--build | --plot-only | --validate]" >&2
+   exit 2 ;;
+esac
+PLATFORMS=${PLATFORMS:-juropa juqueen}
+CASES=${CASES:-2:512 16:1024 128:2048 1024:4096}
+VARIANTS=${VARIANTS:-stock mpich lsa hsa sa auto dor}
+TIME_LIMIT=${TIME_LIMIT:-1800}
+OUT=${OUT:-$top/bench/figures}
+build=${BUILD:-$top/build/smpi-fftw}
+dat=$OUT/fftw_smpi.dat
+mkdir -p "$OUT" "$build"
+
+# ---- Build (smpicc): the library, the patched FFTW, the harness, the platforms --
+build_all() {
+    "$top/bench/smpi/install_simgrid.sh"
+    flags="-O2 -g -std=gnu11 -Wall -Wextra"
+    mkdir -p "$build/lib"
+    for src in "$top"/alltoall_inplace/*.c; do
+        smpicc $flags -DAIP_BLOCKING_WAIT=1 -I"$top/alltoall_inplace" -c "$src" \
+            -o "$build/lib/$(basename "$src" .c).o"
+    done
+    rm -f "$build/liballtoall_inplace.a"
+    ar rcs "$build/liballtoall_inplace.a" "$build"/lib/*.o
+
+    # FFTW static (SMPI privatizes the program's globals, not a shared
+    # library's), position-independent (smpicc links the program as a shared
+    # object), its MPI part with smpicc, libraries only (the harness below is
+    # the program), and configure cannot run an SMPI program to size MPI_Fint.
+    CC="gcc -fPIC" FFTW_SOURCE=debian FFTW_CACHE="$top/build/fftw-cache" FFTW_LIBRARIES_ONLY=yes \
+    FFTW_CONFIGURE_FLAGS="--disable-shared --enable-static --disable-fortran \
+--disable-threads --enable-sse2 --enable-avx ac_cv_sizeof_MPI_Fint=4" \
+    FFTW_STAGE="$build/fftw" MPICC=smpicc PREFIX="$build/install" BINDIR="$build/install/bin" \
+    AIP_CFLAGS="-I$top/alltoall_inplace" AIP_LIBS=-lm TOP_SRCDIR="$top" \
+        "$top/scripts/build-fftw.sh" build >&2
+    tree=$(readlink -f "$build/fftw/build")
+    src=$(dirname "$tree")/src
+    smpicc $flags -I"$tree" -I"$src" -I"$src/api" -I"$src/mpi" -I"$top/bench/smpi" \
+        -I"$top/tests" -c "$top/bench/smpi/sim_charge.c" -o "$build/sim_charge.o"
+    smpicc $flags -I"$src/api" -I"$src/mpi" -I"$top/bench/smpi" -I"$top/tests" \
+        -c "$top/bench/smpi/fftw_sim.c" -o "$build/fftw_sim.o"
+    smpicc $flags -c "$top/tests/plane_waves.c" -o "$build/plane_waves.o"
+    smpicc -o "$build/fftw_sim" "$build/fftw_sim.o" "$build/sim_charge.o" \
+        "$build/plane_waves.o" "$tree/mpi/.libs/libfftw3_mpi.a" \
+        "$build/liballtoall_inplace.a" "$tree/.libs/libfftw3.a" -lm \
+        -Wl,--wrap=memcpy,--wrap=memmove
+    g++ -O2 -std=c++17 -shared -fPIC "$top/bench/smpi/platforms.cpp" \
+        -o "$build/platforms.so" -lsimgrid
+}
+
+# ---- One run -----------------------------------------------------------------
+# simulate PLATFORM RANKS N VARIANT [fftw_sim options]: prints fftw_sim's row
+simulate() {
+    platform=$1 np=$2 n=$3 variant=$4
+    shift 4
+    case "$platform" in
+    juropa) cores=8 overhead=5e-7 ;;
+    juqueen) cores=16 overhead=1e-6 ;;
+    esac
+    nodes=$(((np + cores - 1) / cores))
+    algorithm=$variant oop=""
+    case "$variant" in
+    stock) algorithm=off ;;
+    dor) algorithm=off oop=--oop ;;
+    esac
+    hostfile=$build/hosts_${platform}_$np
+    awk -v np="$np" -v c="$cores" 'BEGIN { for (r = 0; r < np; r++) print "node-" int(r / c) }' \
+        > "$hostfile"
+    echo "=== $platform, $np ranks, ${n}^3, $variant" >> "$OUT/fftw_smpi.log"
+    started=$(date +%s)
+    # shellcheck disable=SC2086 # oop is one word or none
+    if FFTW_SMPI_PLATFORM=$platform FFTW_SMPI_NODES=$nodes FFTW_MPI_INPLACE_ALGORITHM=$algorithm \
+        TMPDIR=$build timeout "$TIME_LIMIT" smpirun -np "$np" -platform "$build/platforms.so" \
+            -hostfile "$hostfile" "$build/fftw_sim" \
+            --cfg=smpi/host-speed:1Gf --cfg=smpi/simulate-computation:"${COMPUTE:-no}" \
+            --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 \
+            --cfg=smpi/os:0:$overhead:0 --cfg=smpi/or:0:$overhead:0 --cfg=smpi/ois:0:$overhead:0 \
+            --cfg=smpi/coll-selector:mpich --cfg=smpi/shared-malloc-blocksize:$((64 << 20)) \
+            --cfg=smpi/display-timing:1 --log=root.thresh:warning --log=smpi_utils.thresh:info \
+            -s "${n}x${n}x${n}" $oop --label "$variant" "$@" \
+            > "$build/row" 2>> "$OUT/fftw_smpi.log"; then
+        row=$(grep -v '^#' "$build/row" | tail -n 1)
+    else
+        status=$?
+        row="$variant $np $n $([ "$status" -eq 124 ] && echo timeout || echo failed)"
+    fi
+    echo "$platform $row $(($(date +%s) - started))"
+}
+
+header() {
+    echo "# fftw_smpi: in-place ir transforms (dor: out of place), simulated seconds, slowest rank"
+    echo "# columns: platform variant ranks n total exchange local_fft local_transpose copies" \
+         "calibration_s slowdown error transposes real_s"
+}
+
+# ---- Figure --------------------------------------------------------------------
+# Fig. 6 (right) of the paper: exchange and whole transform of each variant
+# relative to stock in place, over the number of processes, one panel per
+# platform.
+plot() {
+    GNUPLOT=${GNUPLOT:-gnuplot}
+    rel=$build/fftw_smpi_relative.dat
+    awk '!/^#/ && $5 ~ /^[0-9.]+$/ {
+            key = $1 " " $3
+            if ($2 == "stock") { total[key] = $5; exchange[key] = $6 }
+            row[NR] = $0
+        }
+        END {
+            for (i in row) {
+                split(row[i], f, " ")
+                key = f[1] " " f[3]
+                if (key in total && f[2] != "stock")
+                    printf "%s %s %d %.4f %.4f\n", f[1], f[2], f[3], f[5] / total[key],
+                           f[6] / exchange[key]
+            }
+        }' "$dat" | sort -k1,1 -k2,2 -k3,3n > "$rel"
+    {
+        echo "set terminal pngcairo size 1200,520 font ',10'"
+        echo "set output '$OUT/fftw_smpi.png'"
+        echo "set multiplot layout 1,2 title 'In-place 3D r2c FFT, 512 MiB per process (SMPI): time relative to stock FFTW in place'"
+        echo "set logscale x 2; set xtics (2, 16, 128, 1024); set grid; set key top left"
+        echo "set xlabel 'processes'; set ylabel 'relative runtime'"
+        for platform in juropa juqueen; do
+            echo "set title '$platform'"
+            plots=""
+            for v in mpich hsa lsa sa dor; do
+                plots="$plots${plots:+, }'< grep \"^$platform $v \" $rel' using 3:5 with linespoints title '$v exchange'"
+                plots="$plots, '< grep \"^$platform $v \" $rel' using 3:4 with linespoints dt 2 title '$v FFT'"
+            done
+            echo "plot $plots"
+        done
+        echo "unset multiplot"
+    } | "$GNUPLOT"
+    echo "fftw_smpi: $dat, $OUT/fftw_smpi.png" >&2
+}
+
+case "$mode" in
+plot) plot; exit 0 ;;
+build) build_all; exit 0 ;;
+validate)
+    build_all
+    header
+    for np in 2 4; do
+        for variant in stock hsa; do
+            COMPUTE=yes simulate juropa "$np" 256 "$variant"
+            simulate juropa "$np" 256 "$variant" --model-here
+        done
+    done
+    exit 0 ;;
+esac
+
+build_all
+header > "$dat"
+for platform in $PLATFORMS; do
+    for case in $CASES; do
+        for variant in $VARIANTS; do
+            simulate "$platform" "${case%%:*}" "${case#*:}" "$variant" --model --fold | tee -a "$dat"
+        done
+    done
+done
+plot

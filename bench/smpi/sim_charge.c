@@ -1,0 +1,366 @@
+/*
+ * sim_charge.c - proxies for the serial sub-plans of FFTW's MPI plans, and
+ * the charging of their time under SMPI (see sim_charge.h).
+ *
+ * Built with smpicc against the internal headers of the patched FFTW, and
+ * linked statically with it: SMPI gives every rank its own copy of the
+ * program's globals, and FFTW's planner is one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/api.h"
+#include "dft/dft.h"
+#include "mpi/ifftw-mpi.h"
+#include "rdft/rdft.h"
+
+#include "sim_charge.h"
+
+/* ---- State (one copy per simulated rank) ---------------------------------- */
+
+typedef struct proxy {
+    union { /* the header of the plan it stands for: all three are {plan, apply} */
+        plan_dft dft;
+        plan_rdft rdft; /* and plan_mpi_transpose */
+        plan_rdft2 rdft2;
+    } super;
+    plan_adt adt;              /* the real plan's solve, our awake, print, destroy */
+    plan *real;
+    int kind;                  /* the problem's kind */
+    charge_category category;
+    R *arrays[4];              /* the problem's arrays, as planned: for calibration */
+    double seconds;            /* CHARGE_MODEL: charged at each apply */
+    struct proxy *prev, *next; /* live proxies in the order they were made */
+} proxy;
+
+static charge_mode mode;
+static double copy_bandwidth;
+static int folded;
+static const planner_adt *original_adt;
+static planner_adt hooked_adt;
+static int kinds[256], depth; /* the problems being planned, outermost first */
+static proxy *first, *last;
+static int timing;
+static double totals[CHARGE_CATEGORIES];
+static double pending; /* charges below SMPI's CPU threshold, not yet made */
+
+/* ---- Charging ---------------------------------------------------------------- */
+
+static void charge(double seconds)
+{
+    pending += seconds;
+    if (pending >= 1e-6) { /* smpi/cpu-threshold drops shorter bursts */
+        smpi_execute(pending);
+        pending = 0;
+    }
+}
+
+/* Copies of folded arrays: their bytes are garbage that nobody reads. */
+enum { FOLDED_COPY_MIN = 64 << 10 };
+
+static void copied(size_t bytes)
+{
+    if (!timing || mode != CHARGE_MODEL)
+        return;
+    double seconds = 2.0 * (double)bytes / copy_bandwidth;
+    totals[CHARGE_COPIES] += seconds;
+    charge(seconds);
+}
+
+void *__real_memcpy(void *to, const void *from, size_t bytes);
+void *__real_memmove(void *to, const void *from, size_t bytes);
+
+void *__wrap_memcpy(void *to, const void *from, size_t bytes)
+{
+    if (!(timing && folded && bytes >= FOLDED_COPY_MIN))
+        __real_memcpy(to, from, bytes);
+    copied(bytes);
+    return to;
+}
+
+void *__wrap_memmove(void *to, const void *from, size_t bytes)
+{
+    if (!(timing && folded && bytes >= FOLDED_COPY_MIN))
+        __real_memmove(to, from, bytes);
+    copied(bytes);
+    return to;
+}
+
+/* This machine's clock, not SMPI's (smpi_helpers.h redefines clock_gettime
+ * as a macro; the parentheses call the function). */
+static double real_seconds(void)
+{
+    struct timespec now;
+    (clock_gettime)(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+double charge_measure_copy_bandwidth(size_t bytes)
+{
+    char *from = malloc(bytes), *to = malloc(bytes);
+    double best = 1e30;
+    if (!from || !to) {
+        fprintf(stderr, "sim_charge: cannot allocate 2 x %zu bytes\n", bytes);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    memset(from, 1, bytes);
+    memset(to, 2, bytes);
+    for (int k = 0; k < 3; k++) {
+        double started = real_seconds();
+        __real_memcpy(to, from, bytes);
+        double seconds = real_seconds() - started;
+        if (seconds < best)
+            best = seconds;
+    }
+    free(from);
+    free(to);
+    return 2.0 * (double)bytes / best;
+}
+
+/* ---- The proxy plan ---------------------------------------------------------- */
+
+static void run_real(const proxy *ego, R *const a[4])
+{
+    switch (ego->kind) {
+    case PROBLEM_DFT:
+        ((const plan_dft *)ego->real)->apply(ego->real, a[0], a[1], a[2], a[3]);
+        break;
+    case PROBLEM_RDFT2:
+        ((const plan_rdft2 *)ego->real)->apply(ego->real, a[0], a[1], a[2], a[3]);
+        break;
+    default: /* PROBLEM_RDFT, PROBLEM_MPI_TRANSPOSE */
+        ((const plan_rdft *)ego->real)->apply(ego->real, a[0], a[1]);
+        break;
+    }
+}
+
+static void apply(const proxy *ego, R *const a[4])
+{
+    if (ego->category == CHARGE_EXCHANGE) {
+        double started = MPI_Wtime(), inner = totals[CHARGE_LOCAL_TRANSPOSE];
+        run_real(ego, a);
+        totals[CHARGE_EXCHANGE] +=
+            MPI_Wtime() - started - (totals[CHARGE_LOCAL_TRANSPOSE] - inner);
+    } else if (mode == CHARGE_MODEL) {
+        charge(ego->seconds);
+        totals[ego->category] += ego->seconds;
+    } else {
+        double started = MPI_Wtime();
+        run_real(ego, a);
+        totals[ego->category] += MPI_Wtime() - started;
+    }
+}
+
+static void apply_dft(const plan *ego, R *ri, R *ii, R *ro, R *io)
+{
+    R *const a[4] = { ri, ii, ro, io };
+    apply((const proxy *)ego, a);
+}
+
+static void apply_rdft(const plan *ego, R *in, R *out)
+{
+    R *const a[4] = { in, out, 0, 0 };
+    apply((const proxy *)ego, a);
+}
+
+static void apply_rdft2(const plan *ego, R *r0, R *r1, R *cr, R *ci)
+{
+    R *const a[4] = { r0, r1, cr, ci };
+    apply((const proxy *)ego, a);
+}
+
+static void awake(plan *ego, enum wakefulness wakefulness)
+{
+    X(plan_awake)(((proxy *)ego)->real, wakefulness);
+}
+
+static void print(const plan *ego, printer *p)
+{
+    const plan *real = ((const proxy *)ego)->real;
+    real->adt->print(real, p); /* transparent: mpi-bench -v2 shows the real plan */
+}
+
+static void destroy(plan *ego_)
+{
+    proxy *ego = (proxy *)ego_;
+    *(ego->prev ? &ego->prev->next : &first) = ego->next;
+    *(ego->next ? &ego->next->prev : &last) = ego->prev;
+    X(plan_destroy_internal)(ego->real);
+}
+
+static plan *wrap(plan *real, int kind, charge_category category, R *const arrays[4])
+{
+    static const plan_adt placeholder = { 0, awake, print, destroy };
+    proxy *ego;
+    switch (kind) {
+    case PROBLEM_DFT: ego = (proxy *)X(mkplan_dft)(sizeof(proxy), &placeholder, apply_dft); break;
+    case PROBLEM_RDFT2:
+        ego = (proxy *)X(mkplan_rdft2)(sizeof(proxy), &placeholder, apply_rdft2);
+        break;
+    default: ego = (proxy *)X(mkplan_rdft)(sizeof(proxy), &placeholder, apply_rdft); break;
+    }
+    plan *header = &ego->super.rdft.super;
+    ego->adt = placeholder;
+    ego->adt.solve = real->adt->solve;
+    header->adt = &ego->adt;
+    header->ops = real->ops;
+    header->pcost = real->pcost;
+    header->could_prune_now_p = real->could_prune_now_p;
+    ego->real = real;
+    ego->kind = kind;
+    ego->category = category;
+    memcpy(ego->arrays, arrays, sizeof ego->arrays);
+    ego->seconds = 0;
+    ego->next = 0;
+    ego->prev = last;
+    *(last ? &last->next : &first) = ego;
+    last = ego;
+    return header;
+}
+
+/* ---- The planner hook -------------------------------------------------------- */
+
+static int is_mpi(int kind)
+{
+    return kind >= PROBLEM_MPI_DFT && kind <= PROBLEM_MPI_TRANSPOSE;
+}
+
+static void problem_arrays(const problem *p, R *arrays[4])
+{
+    memset(arrays, 0, 4 * sizeof *arrays);
+    switch (p->adt->problem_kind) {
+    case PROBLEM_DFT: {
+        const problem_dft *d = (const problem_dft *)p;
+        arrays[0] = d->ri, arrays[1] = d->ii, arrays[2] = d->ro, arrays[3] = d->io;
+        break;
+    }
+    case PROBLEM_RDFT: {
+        const problem_rdft *r = (const problem_rdft *)p;
+        arrays[0] = r->I, arrays[1] = r->O;
+        break;
+    }
+    case PROBLEM_RDFT2: {
+        const problem_rdft2 *r = (const problem_rdft2 *)p;
+        arrays[0] = r->r0, arrays[1] = r->r1, arrays[2] = r->cr, arrays[3] = r->ci;
+        break;
+    }
+    default: break;
+    }
+}
+
+/* Serial problems that an MPI solver plans get a proxy; so do distributed
+ * transposes, unless they are part of another one (transpose-recurse). */
+static plan *hooked_mkplan(planner *plnr, const problem *p)
+{
+    int kind = p->adt->problem_kind, parent = depth ? kinds[depth - 1] : -1;
+    R *arrays[4];
+    if (depth == (int)(sizeof kinds / sizeof kinds[0])) {
+        fprintf(stderr, "sim_charge: plans nested too deeply\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    problem_arrays(p, arrays);
+    kinds[depth++] = kind;
+    plan *pln = original_adt->mkplan(plnr, p);
+    depth--;
+    if (!pln || !is_mpi(parent))
+        return pln;
+    if (kind == PROBLEM_DFT || kind == PROBLEM_RDFT || kind == PROBLEM_RDFT2)
+        return wrap(pln, kind,
+                    parent == PROBLEM_MPI_TRANSPOSE ? CHARGE_LOCAL_TRANSPOSE : CHARGE_LOCAL_FFT,
+                    arrays);
+    if (kind == PROBLEM_MPI_TRANSPOSE && parent != PROBLEM_MPI_TRANSPOSE)
+        return wrap(pln, kind, CHARGE_EXCHANGE, arrays);
+    return pln;
+}
+
+void charge_install(charge_mode how, double bandwidth, int fold)
+{
+    planner *plnr = X(the_planner)();
+    mode = how;
+    copy_bandwidth = bandwidth;
+    folded = fold;
+    original_adt = plnr->adt;
+    hooked_adt = *original_adt;
+    hooked_adt.mkplan = hooked_mkplan;
+    plnr->adt = &hooked_adt;
+}
+
+/* ---- Calibration -------------------------------------------------------------- */
+
+static double signature(const proxy *e)
+{
+    const opcnt *ops = &e->super.rdft.super.ops;
+    return ops->add + 2 * ops->mul + 3 * ops->fma + 5 * ops->other + 7 * e->category;
+}
+
+double charge_calibrate(MPI_Comm comm, double slowdown)
+{
+    int rank, count = 0, count0, mismatch = 0;
+    double total = 0;
+    MPI_Comm_rank(comm, &rank);
+    for (proxy *e = first; e; e = e->next)
+        count += e->category != CHARGE_EXCHANGE;
+    count0 = count;
+    MPI_Bcast(&count0, 1, MPI_INT, 0, comm);
+    mismatch = count0 != count;
+    double *seconds = calloc((size_t)count0 + 1, sizeof *seconds);
+    double *signatures = calloc((size_t)count0 + 1, sizeof *signatures);
+    if (!seconds || !signatures)
+        MPI_Abort(comm, 1);
+    if (rank == 0) {
+        int i = 0;
+        for (proxy *e = first; e; e = e->next) {
+            if (e->category == CHARGE_EXCHANGE)
+                continue;
+            seconds[i] = 1e30;
+            for (int k = 0; k < 2; k++) { /* the second run has its pages and twiddles */
+                double started = real_seconds();
+                run_real(e, e->arrays);
+                double t = real_seconds() - started;
+                if (t < seconds[i])
+                    seconds[i] = t;
+            }
+            signatures[i++] = signature(e);
+        }
+    }
+    MPI_Bcast(seconds, count0, MPI_DOUBLE, 0, comm);
+    MPI_Bcast(signatures, count0, MPI_DOUBLE, 0, comm);
+    int i = 0;
+    for (proxy *e = first; e && !mismatch; e = e->next) {
+        if (e->category == CHARGE_EXCHANGE)
+            continue;
+        mismatch = signature(e) != signatures[i];
+        e->seconds = seconds[i] * slowdown;
+        total += seconds[i++];
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &mismatch, 1, MPI_INT, MPI_MAX, comm);
+    if (mismatch) {
+        if (rank == 0)
+            fprintf(stderr, "sim_charge: the ranks' sub-plans differ; the model needs a "
+                            "transform whose dimensions divide by the ranks\n");
+        MPI_Abort(comm, 1);
+    }
+    free(seconds);
+    free(signatures);
+    return total;
+}
+
+/* ---- Accounting ---------------------------------------------------------------- */
+
+void charge_begin(void)
+{
+    memset(totals, 0, sizeof totals);
+    pending = 0;
+    timing = 1;
+}
+
+void charge_end(double seconds[CHARGE_CATEGORIES])
+{
+    if (pending > 0)
+        smpi_execute(pending);
+    pending = 0;
+    timing = 0;
+    memcpy(seconds, totals, sizeof totals);
+}

@@ -1,0 +1,73 @@
+/*
+ * sim_charge.h - FFTW's MPI transforms under SimGrid SMPI with their local
+ * work charged, so that thousands of simulated ranks run the real MPI code
+ * paths (FFTW's transpose solvers and ours) on one machine.
+ *
+ * What it does to the planner.  charge_install() wraps FFTW's planner: every
+ * serial sub-plan that an MPI solver makes (the local FFTs of
+ * rdft2-rank-geq2 and dft-rank1-bigvec, the local transposes of the
+ * transpose solvers) comes back inside a proxy plan, which prints, wakes and
+ * costs as the plan it holds, so the planner's choices are unchanged.  Each
+ * distributed transpose that is not part of another one is wrapped in a
+ * timer.  What a proxy does when the transform runs is the model:
+ *
+ *   CHARGE_RUN    the sub-plan runs, and SMPI charges the CPU time it
+ *                 measures (smpi/simulate-computation on): the reference,
+ *                 for small transforms whose arrays are real;
+ *   CHARGE_MODEL  the sub-plan does not run; the rank is charged the time
+ *                 rank 0 measured for its own copy of the same sub-plan on a
+ *                 real array (charge_calibrate), scaled to the simulated
+ *                 core.  Every rank of an evenly divided transform has the
+ *                 same sub-plans, so one rank's measurement stands for all,
+ *                 and the other ranks' arrays may be folded
+ *                 (SMPI_SHARED_MALLOC): nothing reads them.
+ *
+ * The exchange's own memory traffic (transpose-pairwise's copy of each
+ * block into its buffer, our library's copy of each chunk into the ring) is
+ * charged in CHARGE_MODEL by wrapping memcpy and memmove (link with
+ * -Wl,--wrap=memcpy,--wrap=memmove): 2 bytes of traffic per byte copied, at
+ * the simulated core's copy bandwidth.  In CHARGE_RUN SMPI measures them
+ * with the rest of the CPU time.  SMPI's own copy of message payloads
+ * is the network model's (links and loopback), not charged again.
+ *
+ * Times are split into the categories below; "exchange" is the time inside
+ * the distributed transposes less their local transposes: the all-to-all
+ * and its copies.
+ */
+#ifndef SIM_CHARGE_H
+#define SIM_CHARGE_H
+
+#include <mpi.h>
+
+typedef enum charge_mode { CHARGE_RUN, CHARGE_MODEL } charge_mode;
+
+typedef enum charge_category {
+    CHARGE_LOCAL_FFT,       /* serial sub-plans of the MPI DFT solvers */
+    CHARGE_LOCAL_TRANSPOSE, /* serial sub-plans of the transpose solvers */
+    CHARGE_EXCHANGE,        /* the transposes, less their local transposes */
+    CHARGE_COPIES,          /* memcpy/memmove, counted within the above */
+    CHARGE_CATEGORIES
+} charge_category;
+
+/* Wraps the planner (after fftw_mpi_init, before planning).  copy_bandwidth:
+ * the simulated core's copy bandwidth in bytes/s (STREAM's convention: read
+ * plus write), for memcpy and memmove.  fold: this rank's arrays are
+ * folded, so copies of 64 KiB or more are charged without being made. */
+void charge_install(charge_mode mode, double copy_bandwidth, int fold);
+
+/* CHARGE_MODEL (collective): rank 0 runs each of its live sub-plans on its
+ * arrays and times it; every rank charges that time times `slowdown` (the
+ * simulated core's time for this machine's second).  Fails if the ranks'
+ * sub-plans differ.  Returns rank 0's measured total, in seconds. */
+double charge_calibrate(MPI_Comm comm, double slowdown);
+
+/* This machine's copy bandwidth (read plus write), measured with memcpy on
+ * `bytes` bytes, in bytes/s. */
+double charge_measure_copy_bandwidth(size_t bytes);
+
+/* Accounting of one timed execution: reset, then read (seconds of
+ * simulated time per category, this rank's). */
+void charge_begin(void);
+void charge_end(double seconds[CHARGE_CATEGORIES]);
+
+#endif /* SIM_CHARGE_H */
