@@ -7,24 +7,30 @@
 # bench/smpi/platforms.cpp.
 #
 # Each run is the real code: FFTW's MPI plans (FFTW_ESTIMATE) with their
-# real transposes, stock FFTW's (mpi-transpose-pairwise in place,
-# transpose-alltoall for dor) or ours through liballtoall_inplace, built
-# with smpicc.  Only the local work is charged instead of done
+# real transposes, stock FFTW's (what its ESTIMATE planner picks:
+# mpi-transpose-pairwise, in place and for dor alike) or ours through
+# liballtoall_inplace, built with smpicc.  Only the local work is charged instead of done
 # (bench/smpi/sim_charge.h): rank 0 runs each serial sub-plan of its plan
 # (the local FFTs and transposes) on its real 512 MiB and times it, and
 # every rank is charged that time scaled to the simulated core by memory
 # bandwidth; every memcpy/memmove of the exchange is charged at the core's
-# copy bandwidth.  The other ranks' arrays are folded onto shared pages
+# copy bandwidth.  Rank 0's measurements are kept in $BUILD/calibration and
+# reused: every variant and platform of one case is charged the same local
+# work, so that they differ by their exchanges, not by this machine's noise
+# (delete the file to measure again, on a quiet machine).  The other ranks' arrays are folded onto shared pages
 # (SMPI_SHARED_MALLOC), so 1024 ranks x 512 MiB fit here.
 #
 # Variants (FFTW_MPI_INPLACE_ALGORITHM, as in mpi-bench -o inplace=...):
 #   stock   stock FFTW in place (off)       mpich, lsa, hsa, sa   ours, forced
 #   auto    ours, the planner's choice (under ESTIMATE it is hsa)
-#   dor     stock FFTW out of place, destroying its input (MPI_Alltoall)
+#   dor     stock FFTW out of place, destroying its input
 #
 # Environment (defaults in brackets):
 #   PLATFORMS [juropa juqueen]
-#   CASES ["2:512 16:1024 128:2048 1024:4096"]  ranks:N for N^3
+#   CASES ["2:512 16:1024 128:2048 256:2560"]  ranks:N for N^3; the paper's
+#          1024:4096 simulates for more than 30 minutes a variant (SimGrid's
+#          max-min solver: 1024^2 messages per transpose, each settling with
+#          about 1000 flows in flight; 256 ranks take 3-6 minutes)
 #   VARIANTS [stock mpich lsa hsa sa auto dor]
 #   TIME_LIMIT [1800]  seconds of real time per run; a run past it is
 #                      recorded as "timeout", never as a figure
@@ -65,7 +71,7 @@ case "${1:-}" in
    exit 2 ;;
 esac
 PLATFORMS=${PLATFORMS:-juropa juqueen}
-CASES=${CASES:-2:512 16:1024 128:2048 1024:4096}
+CASES=${CASES:-2:512 16:1024 128:2048 256:2560}
 VARIANTS=${VARIANTS:-stock mpich lsa hsa sa auto dor}
 TIME_LIMIT=${TIME_LIMIT:-1800}
 OUT=${OUT:-$top/bench/figures}
@@ -140,8 +146,8 @@ simulate() {
             --cfg=smpi/coll-selector:mpich --cfg=smpi/shared-malloc-blocksize:$((64 << 20)) \
             --cfg=smpi/display-timing:1 --log=root.thresh:warning --log=smpi_utils.thresh:info \
             -s "${n}x${n}x${n}" $oop --label "$variant" "$@" \
-            > "$build/row" 2>> "$OUT/fftw_smpi.log"; then
-        row=$(grep -v '^#' "$build/row" | tail -n 1)
+            > "$build/row_${platform}_${np}_$variant" 2>> "$OUT/fftw_smpi.log"; then
+        row=$(grep -v '^#' "$build/row_${platform}_${np}_$variant" | tail -n 1)
     else
         status=$?
         row="$variant $np $n $([ "$status" -eq 124 ] && echo timeout || echo failed)"
@@ -180,7 +186,7 @@ plot() {
         echo "set terminal pngcairo size 1200,520 font ',10'"
         echo "set output '$OUT/fftw_smpi.png'"
         echo "set multiplot layout 1,2 title 'In-place 3D r2c FFT, 512 MiB per process (SMPI): time relative to stock FFTW in place'"
-        echo "set logscale x 2; set xtics (2, 16, 128, 1024); set grid; set key top left"
+        echo "set logscale x 2; set xtics (2, 16, 128, 256, 1024); set grid; set key top left"
         echo "set xlabel 'processes'; set ylabel 'relative runtime'"
         for platform in juropa juqueen; do
             echo "set title '$platform'"
@@ -216,7 +222,8 @@ header > "$dat"
 for platform in $PLATFORMS; do
     for case in $CASES; do
         for variant in $VARIANTS; do
-            simulate "$platform" "${case%%:*}" "${case#*:}" "$variant" --model --fold | tee -a "$dat"
+            simulate "$platform" "${case%%:*}" "${case#*:}" "$variant" --model --fold \
+                --calibration "$build/calibration" | tee -a "$dat"
         done
     done
 done

@@ -6,7 +6,7 @@
  * sim_charge.h describes.
  *
  *   smpirun ... fftw_sim -s N0xN1xN2 [--oop] [--model | --model-here] [--fold]
- *                        [--label NAME]
+ *                        [--calibration FILE] [--label NAME]
  *
  *   -s            the transform (N0 and N1 must divide by the ranks for --model)
  *   --oop         out of place, destroying the input (mpi-bench's dor);
@@ -22,6 +22,9 @@
  *                 the input is plane waves and the output is checked)
  *   --fold        the ranks other than 0 fold their arrays (SMPI_SHARED_MALLOC):
  *                 512 MiB x 1024 ranks fit on one machine (needs a model)
+ *   --calibration FILE  rank 0's measurements (copy bandwidth, each
+ *                 sub-plan's time) are read from FILE where it has them and
+ *                 added to it where not: the runs of a sweep share them
  *   --label NAME  the variant's name in the output
  *
  * The transposes are chosen by FFTW_MPI_INPLACE_ALGORITHM (off: stock FFTW),
@@ -45,7 +48,7 @@ typedef struct options {
     ptrdiff_t n[3];
     int out_of_place, fold;
     enum { RUN, MODEL, MODEL_HERE } model;
-    const char *label;
+    const char *label, *calibration;
 } options;
 
 static int parse(int argc, char **argv, options *opt)
@@ -67,6 +70,8 @@ static int parse(int argc, char **argv, options *opt)
             opt->model = MODEL;
         else if (!strcmp(argv[i], "--model-here"))
             opt->model = MODEL_HERE;
+        else if (!strcmp(argv[i], "--calibration") && value)
+            opt->calibration = argv[++i];
         else if (!strcmp(argv[i], "--label") && value)
             opt->label = argv[++i];
         else
@@ -114,7 +119,7 @@ int main(int argc, char **argv)
     if (!parse(argc, argv, &opt)) {
         if (rank == 0)
             fprintf(stderr, "usage: fftw_sim -s N0xN1xN2 [--oop] [--model | --model-here] "
-                            "[--fold] [--label NAME]\n");
+                            "[--fold] [--calibration FILE] [--label NAME]\n");
         MPI_Finalize();
         return 2;
     }
@@ -123,7 +128,7 @@ int main(int argc, char **argv)
     /* The simulated core against this machine's (one core copying). */
     double here = 0, core = 0;
     if (rank == 0)
-        here = charge_measure_copy_bandwidth(256 << 20);
+        here = charge_here_copy_bandwidth(opt.calibration);
     MPI_Bcast(&here, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     const char *property = sg_host_get_property_value(sg_host_self(), "core_copy_bandwidth");
     if (opt.model == MODEL && !(property && (core = atof(property)) > 0)) {
@@ -152,7 +157,7 @@ int main(int argc, char **argv)
 
     double calibration = 0;
     if (opt.model != RUN)
-        calibration = charge_calibrate(MPI_COMM_WORLD, here / core);
+        calibration = charge_calibrate(MPI_COMM_WORLD, here / core, opt.calibration);
     else
         plane_waves_fill(in, n, local_n0, x0); /* r2c reads N2 of each padded row */
 

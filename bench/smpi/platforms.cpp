@@ -6,6 +6,9 @@
  *
  *   FFTW_SMPI_PLATFORM  juropa | juqueen
  *   FFTW_SMPI_NODES     nodes the job needs (the platform may have more)
+ *   FFTW_SMPI_SCALE_LINKS, FFTW_SMPI_SCALE_MEMORY  factors (default 1) on the
+ *                       links' bandwidth and the nodes' copy bandwidth, to
+ *                       see how the results move when a figure below is off
  *
  * Hosts are nodes (node-0, node-1, ...), with the cores of the machine's
  * nodes; a hostfile puts the ranks on them.  Computation is charged by the
@@ -75,6 +78,23 @@ unsigned long nodes_wanted()
     return (unsigned long)nodes;
 }
 
+double scale(const char *variable)
+{
+    const char *text = std::getenv(variable);
+    double factor = text ? std::atof(text) : 1;
+    if (!(factor > 0))
+        throw std::invalid_argument(std::string("platforms.so: ") + variable + " must be positive");
+    return factor;
+}
+
+/* The machine's figures, scaled as the environment asks. */
+Machine scaled(Machine m)
+{
+    m.link_bandwidth *= scale("FFTW_SMPI_SCALE_LINKS");
+    m.node_copy_bandwidth *= scale("FFTW_SMPI_SCALE_MEMORY");
+    return m;
+}
+
 sg4::ClusterCallbacks node_callbacks(const Machine &m)
 {
     auto node = [m](sg4::NetZone *zone, const std::vector<unsigned long> &,
@@ -98,16 +118,18 @@ sg4::ClusterCallbacks node_callbacks(const Machine &m)
 
 void build_juropa(unsigned long nodes)
 {
+    const Machine m = scaled(juropa);
     unsigned int leaves = (unsigned int)((nodes + 17) / 18);
     sg4::FatTreeParams tree(2, { 18, leaves }, { 1, 18 }, { 1, 1 });
-    sg4::create_fatTree_zone("juropa", nullptr, tree, node_callbacks(juropa),
-                             juropa.link_bandwidth, juropa.link_latency,
+    sg4::create_fatTree_zone("juropa", nullptr, tree, node_callbacks(m), m.link_bandwidth,
+                             m.link_latency,
                              sg4::Link::SharingPolicy::SPLITDUPLEX)
         ->seal();
 }
 
 void build_juqueen(unsigned long nodes)
 {
+    const Machine m = scaled(juqueen);
     /* E is 2 (1 for one node); A, B, C, D double in turn until the nodes fit. */
     std::vector<unsigned long> dims = { 1, 1, 1, 1, nodes > 1 ? 2ul : 1ul };
     for (int d = 0; dims[0] * dims[1] * dims[2] * dims[3] * dims[4] < nodes; d = (d + 1) % 4)
@@ -118,8 +140,8 @@ void build_juqueen(unsigned long nodes)
             used.push_back(d);
     if (used.empty())
         used.push_back(1);
-    sg4::create_torus_zone("juqueen", nullptr, used, node_callbacks(juqueen),
-                           juqueen.link_bandwidth, juqueen.link_latency,
+    sg4::create_torus_zone("juqueen", nullptr, used, node_callbacks(m), m.link_bandwidth,
+                           m.link_latency,
                            sg4::Link::SharingPolicy::SPLITDUPLEX)
         ->seal();
 }

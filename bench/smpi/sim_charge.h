@@ -58,12 +58,20 @@ void charge_install(charge_mode mode, double copy_bandwidth, int fold);
 /* CHARGE_MODEL (collective): rank 0 runs each of its live sub-plans on its
  * arrays and times it; every rank charges that time times `slowdown` (the
  * simulated core's time for this machine's second).  Fails if the ranks'
- * sub-plans differ.  Returns rank 0's measured total, in seconds. */
-double charge_calibrate(MPI_Comm comm, double slowdown);
+ * sub-plans differ.  Returns rank 0's measured total, in seconds.
+ * cache (or null): a file of measurements, by sub-plan, that rank 0 reads
+ * before measuring and adds to after, so that every run of a sweep charges
+ * one sub-plan the same time (this machine's noise would otherwise differ
+ * between the variants compared). */
+double charge_calibrate(MPI_Comm comm, double slowdown, const char *cache);
 
-/* This machine's copy bandwidth (read plus write), measured with memcpy on
+/* This machine's copy bandwidth (read plus write): the best of 10 memcpy of
  * `bytes` bytes, in bytes/s. */
 double charge_measure_copy_bandwidth(size_t bytes);
+
+/* The same on 256 MiB, read from or added to the cache file (or null) of
+ * charge_calibrate. */
+double charge_here_copy_bandwidth(const char *cache);
 
 /* Accounting of one timed execution: reset, then read (seconds of
  * simulated time per category, this rank's). */
