@@ -37,7 +37,8 @@
 #   OUT [bench/figures]  fftw_smpi.dat (one row per run), fftw_smpi.png,
 #                      fftw_smpi.log (smpirun's output)
 #   BUILD [build/smpi-fftw]  the smpicc builds (FFTW's takes 5-10 minutes once)
-# --build only builds; --plot-only redraws the figure from the table; --validate runs the
+# --build only builds; --plot-only redraws the figure and prints the README's
+# table from fftw_smpi.dat; --validate runs the
 # charged model against SMPI's own measurement of the same transforms
 # (256^3 on 2 and 4 ranks, everything executed; see the README).
 #
@@ -202,8 +203,43 @@ plot() {
     echo "fftw_smpi: $dat, $OUT/fftw_smpi.png" >&2
 }
 
+# ---- Table -----------------------------------------------------------------------
+# The figure's numbers as a Markdown table (the README's): per platform and p,
+# stock in place's simulated seconds, then each variant's exchange / whole
+# transform relative to it.
+table() {
+    awk -v variants="mpich lsa hsa sa auto dor" '
+        !/^#/ && $5 ~ /^[0-9.]+$/ {
+            key = $1 " " $3
+            total[key, $2] = $5; exchange[key, $2] = $6
+            size[key] = $4
+            if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+        }
+        END {
+            nv = split(variants, v, " ")
+            printf "| platform | p | N^3 | stock: whole, exchange (s) |"
+            for (i = 1; i <= nv; i++) printf " %s |", v[i]
+            printf "\n|---|---|---|---|"
+            for (i = 1; i <= nv; i++) printf "---|"
+            printf "\n"
+            for (k = 1; k <= n; k++) {
+                key = order[k]
+                if (!((key, "stock") in total)) continue
+                split(key, f, " ")
+                printf "| %s | %d | %d | %.2f, %.3f |", f[1], f[2], size[key],
+                       total[key, "stock"], exchange[key, "stock"]
+                for (i = 1; i <= nv; i++)
+                    if ((key, v[i]) in total)
+                        printf " %.2f / %.2f |", exchange[key, v[i]] / exchange[key, "stock"],
+                               total[key, v[i]] / total[key, "stock"]
+                    else printf " |"
+                printf "\n"
+            }
+        }' "$dat"
+}
+
 case "$mode" in
-plot) plot; exit 0 ;;
+plot) plot; table; exit 0 ;;
 build) build_all; exit 0 ;;
 validate)
     build_all
@@ -228,3 +264,4 @@ for platform in $PLATFORMS; do
     done
 done
 plot
+table
