@@ -82,6 +82,7 @@ mkdir -p "$OUT" "$build"
 
 # ---- Build (smpicc): the library, the patched FFTW, the harness, the platforms --
 build_all() {
+    "$top/scripts/install-deps.sh" >&2    # autotools and patch for FFTW, gnuplot
     "$top/bench/smpi/install_simgrid.sh"
     flags="-O2 -g -std=gnu11 -Wall -Wextra"
     mkdir -p "$build/lib"
