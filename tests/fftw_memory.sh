@@ -13,7 +13,10 @@
 # Then FFTW's own check, mpi-bench --verify, of ir128x128x128 with the same
 # algorithms and no limit: --verify gathers the whole transform onto every
 # rank, which no limit near the local array allows (1 round: 3 s; 256^3
-# would take 27 s and 2.3 GB).
+# would take 27 s and 2.3 GB).  And one with tuples longer than 64k reals
+# (ir8x10x70000 on 2 ranks, ir12x12x30000 on 3), whose local transposes
+# ours does itself in a 64k-real buffer, chunk by chunk (transpose-cycles):
+# FFTW's toms513 would buffer two whole tuples, N^2/p reals at N^3.
 #
 # Environment (from make check): MPIRUN, TESTBIN, MPIBENCH.
 set -u
@@ -33,9 +36,21 @@ limited() {
         "$MPIRUN" "$1" "$TESTBIN/fftw_memory_test" -s 256x256x256 -m 8 > "$out" 2>&1
 }
 
-for case in "2 hsa" "3 general"; do
+# verify NP ALGORITHM PROBLEM REGEX: mpi-bench --verify of PROBLEM with
+# ALGORITHM, whose printed plan must match REGEX.
+verify() {
+    if ! "$MPIRUN" "$1" "$MPIBENCH" -o estimate -o inplace="$2" -v2 --verify-rounds 1 \
+             --verify "$3" > "$out" 2>&1 ||
+       ! grep -q "$4" "$out" || ! grep -qE "^$3 [0-9.e+-]+ " "$out"; then
+        fail "mpi-bench --verify $3 with $2 on $1 ranks"
+    else
+        echo "ok   $1 ranks, ours ($2): mpi-bench --verify $3 ($(grep -o "$4" "$out" | head -n 1))"
+    fi
+}
+
+for case in "2 hsa ir8x10x70000" "3 general ir12x12x30000"; do
     set -- $case
-    np=$1 ours=$2
+    np=$1 ours=$2 long_tuples=$3
 
     if limited "$np" off; then
         fail "stock FFTW completed on $np ranks under the limit: it does not bite"
@@ -62,13 +77,7 @@ for case in "2 hsa" "3 general"; do
         echo "ok   $np ranks, ours with a block-sized budget: out of memory, as it must"
     fi
 
-    if ! "$MPIRUN" "$np" "$MPIBENCH" -o estimate -o inplace="$ours" -v2 --verify-rounds 1 \
-             --verify ir128x128x128 > "$out" 2>&1 ||
-       ! grep -q "mpi-transpose-inplace/$ours" "$out" ||
-       ! grep -qE '^ir128x128x128 [0-9.e+-]+ ' "$out"; then
-        fail "mpi-bench --verify ir128x128x128 with $ours on $np ranks"
-    else
-        echo "ok   $np ranks, ours ($ours): mpi-bench --verify ir128x128x128"
-    fi
+    verify "$np" "$ours" ir128x128x128 "mpi-transpose-inplace/$ours"
+    verify "$np" "$ours" "$long_tuples" 'transpose-cycles-[0-9x-]*/65536'
 done
 [ "$failures" -eq 0 ]

@@ -54,7 +54,15 @@
  * gcd/toms513 buffers over max(64k reals, 1/9 of the data) except under
  * FFTW_EXHAUSTIVE, and sizes transpose-cut's after that check.  (Planning
  * them with CONSERVE_MEMORY, which would extend the rule to EXHAUSTIVE,
- * broke FFTW_WISDOM_ONLY replanning on the second process.)
+ * broke FFTW_WISDOM_ONLY replanning on the second process.)  That
+ * buffer grows with the transform where the tuples are long: a 3D
+ * transform's first transpose, b x ny tuples of vn reals -> ny x b with
+ * vn = N^2/p, and the post-transpose of equal blocks, nx/block x bt tuples
+ * of block x vn reals -> bt x nx/block, for which FFTW picks toms513, which
+ * buffers two tuples: 8 MiB per process for 1024^3 on 2 processes.  Where
+ * two tuples exceed FFTW's 64k reals, this file does those transposes
+ * itself (transpose_tuples): the same cycles as toms513, followed chunk by
+ * chunk of the tuples in a buffer of 64k reals whatever the size.
  *
  * Under FFTW_ESTIMATE, HSA is preferred to LSA, LSA to MPICH, MPICH to SA
  * and SA to general, and FFTW's pairwise exchange to all of them unless the planner flag
@@ -65,6 +73,7 @@
 #include "mpi-transpose.h"
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "alltoall_inplace.h"
 
@@ -73,11 +82,22 @@ typedef struct {
      int algorithm; /* an AIP_Algorithm or TRANSPOSE_INPLACE_GENERAL */
 } S;
 
+/* rows x cols tuples of tuple reals -> cols x rows, and one item of each
+   of its cycles (leaders) */
+typedef struct {
+     INT rows, cols, tuple;
+     INT *leaders, cycles;
+} tuple_transpose;
+
 typedef struct {
      plan_mpi_transpose super;
 
      plan *cld1, *cld2, *cld2rest, *cld3;
      INT rest_Ioff, rest_Ooff;
+
+     /* the local transposes of long tuples, when done here (tuple != 0;
+	then pre replaces cld1, post replaces cld2, cld2rest and cld3) */
+     tuple_transpose pre, post;
 
      /* the exchange, in units of unit_type: symmetric, count units with
 	each process; general, the send/receive sizes and offsets of each
@@ -123,6 +143,91 @@ static void exchange(const P *ego, R *buf)
      }
 }
 
+/* ---- Local transposes of long tuples --------------------------------
+
+   A rows x cols matrix of tuples, row-major, transposed to cols x rows:
+   the tuple at item s * cols + t belongs at t * rows + s, so the one that
+   belongs at y comes from source(y) = (y mod rows) * cols + y / rows.
+   Following each cycle of that permutation with one saved tuple is
+   toms513's method; the permutation is the same for every column range of
+   the tuples, so it is followed one range of TUPLE_CHUNK reals at a time:
+   the buffer is one range, every real is still read and written once, and
+   each move copies a contiguous range. */
+
+#define TUPLE_CHUNK 65536 /* reals: FFTW's largest buffer it calls non-UGLY */
+
+/* Whether FFTW's toms513 would buffer more than TUPLE_CHUNK reals. */
+static int long_tuples(INT tuple)
+{
+     return 2 * tuple > TUPLE_CHUNK;
+}
+
+static INT source(INT y, INT rows, INT cols)
+{
+     return (y % rows) * cols + y / rows;
+}
+
+/* Plans the transpose: its cycles' leaders, fixed points left out.
+   Planning-time memory: one INT per cycle and one bit per tuple, not per
+   real. */
+static void tuple_transpose_init(tuple_transpose *t, INT rows, INT cols,
+				 INT tuple)
+{
+     INT n = rows * cols, x, y;
+     unsigned char *seen = (unsigned char *) MALLOC((size_t) n / 8 + 1, PLANS);
+
+     t->rows = rows;
+     t->cols = cols;
+     t->tuple = tuple;
+     t->leaders = (INT *) MALLOC((n / 2 + 1) * sizeof(INT), PLANS);
+     t->cycles = 0;
+     memset(seen, 0, (size_t) n / 8 + 1);
+     for (x = 0; x < n; ++x) {
+	  if (seen[x / 8] & (1 << (x % 8)))
+	       continue;
+	  for (y = source(x, rows, cols); y != x; y = source(y, rows, cols))
+	       seen[y / 8] |= (unsigned char) (1 << (y % 8));
+	  if (source(x, rows, cols) != x)
+	       t->leaders[t->cycles++] = x;
+     }
+     X(ifree)(seen);
+}
+
+static void transpose_tuples(const tuple_transpose *t, R *a)
+{
+     INT tuple = t->tuple, rows = t->rows, cols = t->cols;
+     INT chunk = X(imin)(tuple, TUPLE_CHUNK), c, k;
+     R *saved;
+
+     if (t->cycles == 0)
+	  return;
+     saved = (R *) MALLOC(sizeof(R) * chunk, BUFFERS);
+     for (c = 0; c < tuple; c += chunk) {
+	  size_t bytes = sizeof(R) * (size_t) X(imin)(chunk, tuple - c);
+	  for (k = 0; k < t->cycles; ++k) {
+	       INT first = t->leaders[k], to = first, from;
+	       memcpy(saved, a + first * tuple + c, bytes);
+	       for (from = source(to, rows, cols); from != first;
+		    to = from, from = source(from, rows, cols))
+		    memcpy(a + to * tuple + c, a + from * tuple + c, bytes);
+	       memcpy(a + to * tuple + c, saved, bytes);
+	  }
+     }
+     X(ifree)(saved);
+}
+
+static void print_tuple_transpose(const tuple_transpose *t, printer *p)
+{
+     p->print(p, "%((transpose-cycles-%Dx%D-x%D/%D)%)", t->rows, t->cols,
+	      t->tuple, X(imin)(t->tuple, TUPLE_CHUNK));
+}
+
+/* What FFTW counts for toms513: the same moves. */
+static void tuple_transpose_ops(const tuple_transpose *t, opcnt *ops)
+{
+     ops->other += 2 * t->rows * t->cols * (t->tuple + 30);
+}
+
 static void apply(const plan *ego_, R *I, R *O)
 {
      const P *ego = (const P *) ego_;
@@ -131,7 +236,9 @@ static void apply(const plan *ego_, R *I, R *O)
      UNUSED(O); /* == I */
 
      /* transpose locally to make each destination's block contiguous */
-     if (ego->cld1) {
+     if (ego->pre.tuple)
+	  transpose_tuples(&ego->pre, I);
+     else if (ego->cld1) {
 	  cld = (plan_rdft *) ego->cld1;
 	  cld->apply(ego->cld1, I, I);
      }
@@ -140,6 +247,10 @@ static void apply(const plan *ego_, R *I, R *O)
 
      /* transpose locally, again, to get ordinary row-major (or the
 	TRANSPOSED_OUT order) */
+     if (ego->post.tuple) {
+	  transpose_tuples(&ego->post, I);
+	  return;
+     }
      cld = (plan_rdft *) ego->cld2;
      cld->apply(ego->cld2, I, I);
      if (ego->cld2rest) {
@@ -171,6 +282,8 @@ static void destroy(plan *ego_)
 {
      P *ego = (P *) ego_;
      X(ifree0)(ego->send_block_sizes);
+     X(ifree0)(ego->pre.leaders);
+     X(ifree0)(ego->post.leaders);
      if (ego->unit_type != FFTW_MPI_TYPE)
 	  MPI_Type_free(&ego->unit_type);
      MPI_Comm_free(&ego->comm);
@@ -183,9 +296,16 @@ static void destroy(plan *ego_)
 static void print(const plan *ego_, printer *p)
 {
      const P *ego = (const P *) ego_;
-     p->print(p, "(mpi-transpose-inplace/%s%(%p%)%(%p%)%(%p%)%(%p%))",
-	      algorithm_name(ego->algorithm),
-	      ego->cld1, ego->cld2, ego->cld2rest, ego->cld3);
+     p->print(p, "(mpi-transpose-inplace/%s", algorithm_name(ego->algorithm));
+     if (ego->pre.tuple)
+	  print_tuple_transpose(&ego->pre, p);
+     else
+	  p->print(p, "%(%p%)", ego->cld1);
+     if (ego->post.tuple)
+	  print_tuple_transpose(&ego->post, p);
+     else
+	  p->print(p, "%(%p%)%(%p%)%(%p%)", ego->cld2, ego->cld2rest, ego->cld3);
+     p->print(p, ")");
 }
 
 static INT gcd(INT a, INT b)
@@ -280,6 +400,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      INT b, vn, n, unit, rest_Ioff, rest_Ooff;
      int my_pe, n_pes;
      int general = (ego->algorithm == TRANSPOSE_INPLACE_GENERAL);
+     int pre_here, post_here;
      R *I;
      static const plan_adt padt = {
 	  XM(transpose_solve), awake, print, destroy
@@ -302,7 +423,9 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      if (!exchange_unit(p, n, &unit))
 	  return (plan *) 0;
 
-     if (!(p->flags & TRANSPOSED_IN)) { /* b x ny x vn -> ny x b x vn */
+     /* b x ny x vn -> ny x b x vn; the same choice on every process */
+     pre_here = !(p->flags & TRANSPOSED_IN) && long_tuples(vn);
+     if (!(p->flags & TRANSPOSED_IN) && !pre_here) {
 	  cld1 = X(mkplan_f_d)(plnr,
 			       X(mkproblem_rdft_0_d)(X(mktensor_3d)
 						     (b, p->ny * vn, vn,
@@ -313,10 +436,15 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 	  if (XM(any_true)(!cld1, p->comm)) goto nada;
      }
 
-     if (XM(any_true)(!XM(mkplans_posttranspose)(p, plnr, I, I, my_pe,
-						 &cld2, &cld2rest, &cld3,
-						 &rest_Ioff, &rest_Ooff),
-		      p->comm)) goto nada;
+     /* nx/block x bt x block*vn -> bt x nx x vn, with equal blocks */
+     post_here = !(p->flags & TRANSPOSED_OUT) && p->nx % p->block == 0
+	  && long_tuples(p->block * vn);
+     rest_Ioff = rest_Ooff = 0;
+     if (!post_here
+	 && XM(any_true)(!XM(mkplans_posttranspose)(p, plnr, I, I, my_pe,
+						    &cld2, &cld2rest, &cld3,
+						    &rest_Ioff, &rest_Ooff),
+			 p->comm)) goto nada;
 
      pln = MKPLAN_MPI_TRANSPOSE(P, &padt, apply);
 
@@ -326,6 +454,13 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      pln->rest_Ioff = rest_Ioff;
      pln->rest_Ooff = rest_Ooff;
      pln->cld3 = cld3;
+     pln->pre.tuple = pln->post.tuple = 0;
+     pln->pre.leaders = pln->post.leaders = 0;
+     if (pre_here)
+	  tuple_transpose_init(&pln->pre, b, p->ny, vn);
+     if (post_here)
+	  tuple_transpose_init(&pln->post, p->nx / p->block,
+			       XM(block)(p->ny, p->tblock, my_pe), p->block * vn);
 
      AIP_Options_init(&pln->options); /* aux: $AIP_AUX_BYTES */
      if (general)
@@ -344,6 +479,8 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      if (cld2) X(ops_add2)(&cld2->ops, &pln->super.super.ops);
      if (cld2rest) X(ops_add2)(&cld2rest->ops, &pln->super.super.ops);
      if (cld3) X(ops_add2)(&cld3->ops, &pln->super.super.ops);
+     if (pre_here) tuple_transpose_ops(&pln->pre, &pln->super.super.ops);
+     if (post_here) tuple_transpose_ops(&pln->post, &pln->super.super.ops);
      pln->super.super.ops.other += estimate_rank(ego->algorithm);
 
      return &(pln->super.super);
