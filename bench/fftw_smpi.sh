@@ -30,7 +30,7 @@
 #   CASES ["2:512 16:1024 128:2048 256:2560"]  ranks:N for N^3; the paper's
 #          1024:4096 simulates for more than 30 minutes a variant (SimGrid's
 #          max-min solver: 1024^2 messages per transpose, each settling with
-#          about 1000 flows in flight; 256 ranks take 3-6 minutes)
+#          about 1000 flows in flight; 256 ranks take 1-11 minutes a variant)
 #   VARIANTS [stock mpich lsa hsa sa auto dor]
 #   TIME_LIMIT [1800]  seconds of real time per run; a run past it is
 #                      recorded as "timeout", never as a figure
@@ -218,7 +218,7 @@ table() {
         }
         END {
             nv = split(variants, v, " ")
-            printf "| platform | p | N^3 | stock: whole, exchange (s) |"
+            printf "| platform | p | N^3 | stock: exchange, whole (s) |"
             for (i = 1; i <= nv; i++) printf " %s |", v[i]
             printf "\n|---|---|---|---|"
             for (i = 1; i <= nv; i++) printf "---|"
@@ -227,13 +227,13 @@ table() {
                 key = order[k]
                 if (!((key, "stock") in total)) continue
                 split(key, f, " ")
-                printf "| %s | %d | %d | %.2f, %.3f |", f[1], f[2], size[key],
-                       total[key, "stock"], exchange[key, "stock"]
+                printf "| %s | %d | %d | %.3f, %.2f |", f[1], f[2], size[key],
+                       exchange[key, "stock"], total[key, "stock"]
                 for (i = 1; i <= nv; i++)
                     if ((key, v[i]) in total)
                         printf " %.2f / %.2f |", exchange[key, v[i]] / exchange[key, "stock"],
                                total[key, v[i]] / total[key, "stock"]
-                    else printf " |"
+                    else printf " not run |"
                 printf "\n"
             }
         }' "$dat"

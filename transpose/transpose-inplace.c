@@ -54,11 +54,11 @@
  * gcd/toms513 buffers over max(64k reals, 1/9 of the data) except under
  * FFTW_EXHAUSTIVE, and sizes transpose-cut's after that check.  (Planning
  * them with CONSERVE_MEMORY, which would extend the rule to EXHAUSTIVE,
- * broke FFTW_WISDOM_ONLY replanning on the second process.)  That
- * buffer grows with the transform where the tuples are long: a 3D
- * transform's first transpose, b x ny tuples of vn reals -> ny x b with
- * vn = N^2/p, and the post-transpose of equal blocks, nx/block x bt tuples
- * of block x vn reals -> bt x nx/block, for which FFTW picks toms513, which
+ * broke FFTW_WISDOM_ONLY replanning on the second process.)  Those
+ * buffers grow with the transform where the tuples are long: in a 3D
+ * transform's first transpose, b x ny tuples of vn reals -> ny x b with vn
+ * about N^2/p, and in the post-transpose of equal blocks, nx/block x bt
+ * tuples of block x vn reals -> bt x nx/block, FFTW picks toms513, which
  * buffers two tuples: 8 MiB per process for 1024^3 on 2 processes.  Where
  * two tuples exceed FFTW's 64k reals, this file does those transposes
  * itself (transpose_tuples): the same cycles as toms513, followed chunk by
@@ -154,7 +154,7 @@ static void exchange(const P *ego, R *buf)
    the buffer is one range, every real is still read and written once, and
    each move copies a contiguous range. */
 
-#define TUPLE_CHUNK 65536 /* reals: FFTW's largest buffer it calls non-UGLY */
+#define TUPLE_CHUNK 65536 /* reals: the buffer FFTW lets any transpose take */
 
 /* Whether FFTW's toms513 would buffer more than TUPLE_CHUNK reals. */
 static int long_tuples(INT tuple)
