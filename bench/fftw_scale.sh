@@ -15,7 +15,7 @@
 #      RSS per rank; its times mean nothing on 2 cores.
 #
 # Needs about 21 GiB of memory (stock out of place at 1024^3 holds 2.5 local
-# arrays per rank) and 15-25 minutes.  Builds first (scripts/build.sh).
+# arrays per rank) and 10-25 minutes.  Builds first (scripts/build.sh).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 mpi=openmpi margin=64
