@@ -30,7 +30,7 @@
 #   CASES ["2:512 16:1024 128:2048 256:2560"]  ranks:N for N^3; the paper's
 #          1024:4096 simulates for more than 30 minutes a variant (SimGrid's
 #          max-min solver: 1024^2 messages per transpose, each settling with
-#          about 1000 flows in flight; 256 ranks take 1-11 minutes a variant)
+#          about 1000 flows in flight; 256 ranks take 0.5-11 minutes a variant)
 #   VARIANTS [stock mpich lsa hsa sa auto dor]
 #   TIME_LIMIT [1800]  seconds of real time per run; a run past it is
 #                      recorded as "timeout", never as a figure
