@@ -17,8 +17,8 @@
 #include <stdint.h>
 
 #include "alltoall_inplace.h"
-#include "nodes.h"
-#include "schedule.h"
+#include "node/nodes.h"
+#include "schedule/schedule.h"
 #include "tunables.h"
 
 /* One peer's block, as the executor sees it: bytes [offset, offset + bytes) of buf. */

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "general.h"
+#include "general/general.h"
 #include "general_layout.h"
 #include "test_util.h"
 

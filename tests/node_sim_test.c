@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "nodes.h"
+#include "node/nodes.h"
 
 static uint64_t rng_state;
 

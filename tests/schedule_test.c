@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "schedule.h"
+#include "schedule/schedule.h"
 
 static int failures;
 

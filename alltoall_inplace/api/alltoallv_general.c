@@ -56,7 +56,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "general.h"
+#include "general/general.h"
 
 #define TAG_REQUEST AIP_TAG
 #define TAG_DATA (AIP_TAG + 1)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "aip_internal.h"
+#include "call/parse_bytes.h"
 
 /* For each tunable: its value (the environment variable if set and not empty,
  * else the default), and its help text for messages about bad values. */
@@ -22,30 +23,6 @@
     __attribute__((unused)) static const char *const help_##field = env ": " help;
 AIP_ENV_TUNABLES(TUNABLE_VALUE)
 #undef TUNABLE_VALUE
-
-/* "1048576", "64K", "1M", "2G" -> bytes; -1 if malformed. */
-static long long parse_bytes(const char *text)
-{
-    char *end;
-    errno = 0;
-    long long value = strtoll(text, &end, 10);
-    if (end == text || errno || value < 0)
-        return -1;
-    int shift = 0;
-    switch (toupper((unsigned char)*end)) {
-    case 'K': shift = 10; end++; break;
-    case 'M': shift = 20; end++; break;
-    case 'G': shift = 30; end++; break;
-    default: break;
-    }
-    if (*end == 'i' || *end == 'I') /* KiB, MiB, GiB */
-        end++;
-    if (*end == 'b' || *end == 'B')
-        end++;
-    if (*end || value > (LLONG_MAX >> shift))
-        return -1;
-    return value << shift;
-}
 
 static const char *const aux_strategy_names[] = { "default", "static", "pool" };
 static const char *const requests_names[] = { "default", "p2p", "alltoall" };
@@ -140,7 +117,7 @@ int aip_options_resolve(const AIP_Options *options, AIP_Options *resolved, char 
 
     if (resolved->aux_bytes == AIP_AUX_BYTES_DEFAULT) {
         const char *text = tunable_aux_bytes();
-        resolved->aux_bytes = parse_bytes(text);
+        resolved->aux_bytes = aip_parse_bytes(text);
         if (resolved->aux_bytes < 0) {
             snprintf(why, why_size, "\"%s\" is not valid; %s", text, help_aux_bytes);
             return MPI_ERR_ARG;
