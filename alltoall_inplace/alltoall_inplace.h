@@ -28,12 +28,16 @@
  *   rd     receive-side distribution: inter-node first, then within the node
  *   l      leader-based: one rank per node gathers, exchanges and scatters
  *          (tiny messages; needs p * p/nodes blocks of aux at the leader)
+ *   general the general (irregular) exchange of Hofmann & Ruenger, EuroMPI
+ *          2010: any counts and displacements on both sides
+ *          (AIP_Alltoallv_general always runs it)
  *   auto   the library chooses (see README)
- * AIP_Alltoallv_general is the general (irregular) exchange of Hofmann &
- * Ruenger, EuroMPI 2010: any counts and displacements on both sides.
+ * AIP_Algorithm_at lists them from the library's table.
  */
 #ifndef ALLTOALL_INPLACE_H
 #define ALLTOALL_INPLACE_H
+
+#include <stddef.h>
 
 #include <mpi.h>
 
@@ -54,8 +58,19 @@ typedef enum AIP_Algorithm {
      * Alltoall Collective on Multi-core Systems"); other calls run hsa. */
     AIP_ALGORITHM_SA      = 5, /* send-side aggregation: intra-node, then inter-node */
     AIP_ALGORITHM_L       = 6, /* one leader per node gathers, exchanges, scatters */
-    AIP_ALGORITHM_RD      = 7  /* receive-side distribution: inter-node, then intra-node */
+    AIP_ALGORITHM_RD      = 7, /* receive-side distribution: inter-node, then intra-node */
+    /* The general exchange (Hofmann & Ruenger, EuroMPI 2010): what
+     * AIP_Alltoallv_general always runs; the symmetric calls run it when asked. */
+    AIP_ALGORITHM_GENERAL = 8
 } AIP_Algorithm;
+
+/* What an algorithm is (AIP_Algorithm_at). */
+typedef enum AIP_Algorithm_kind {
+    AIP_KIND_CHOICE     = 0, /* default, auto: a rule that picks one of the others */
+    AIP_KIND_SCHEDULE   = 1, /* a schedule of pairwise exchanges of the symmetric calls */
+    AIP_KIND_NODE_AWARE = 2, /* two-level, AIP_Alltoall only (hsa elsewhere) */
+    AIP_KIND_GENERAL    = 3  /* any layout: separate send and receive blocks */
+} AIP_Algorithm_kind;
 
 /* Value of AIP_Options.aux_bytes meaning "$AIP_AUX_BYTES if set, else 1 MiB". */
 #define AIP_AUX_BYTES_DEFAULT (-1LL)
@@ -121,6 +136,10 @@ void AIP_Options_init(AIP_Options *options);
  */
 int AIP_Options_resolve(const AIP_Options *options, AIP_Options *resolved);
 
+/* The library's algorithms, index 0, 1, ... in its order of preference where
+ * nothing is measured; MPI_ERR_ARG past the last.  (The FFTW transposes
+ * register a solver instance for each algorithm that is not a choice.) */
+int AIP_Algorithm_at(int index, AIP_Algorithm *algorithm, AIP_Algorithm_kind *kind);
 /* "mpich", "lsa", ... for an algorithm; NULL for an unknown value. */
 const char *AIP_Algorithm_name(AIP_Algorithm algorithm);
 /* The algorithm named `name` (as accepted by $AIP_ALGORITHM); MPI_ERR_ARG if unknown. */
@@ -170,7 +189,7 @@ int AIP_Alltoallw(void *buf, const int counts[], const int displs[],
  * Extra memory: the aux budget plus O(p) integers, whatever the message
  * sizes (Hofmann & Ruenger, "An In-place Algorithm for Irregular All-to-All
  * Communication with Limited Memory", EuroMPI 2010).  options->algorithm is
- * not used.
+ * not used: no other algorithm takes such layouts.
  */
 int AIP_Alltoallv_general(void *buf, const int sendcounts[], const int sdispls[],
                           const int recvcounts[], const int rdispls[], MPI_Datatype datatype,
@@ -189,6 +208,34 @@ int AIP_Alltoallw_opt(void *buf, const int counts[], const int displs[],
 int AIP_Alltoallv_general_opt(void *buf, const int sendcounts[], const int sdispls[],
                               const int recvcounts[], const int rdispls[],
                               MPI_Datatype datatype, MPI_Comm comm, const AIP_Options *options);
+
+/*
+ * Plans: a call's layout agreed on and its workspace allocated once, for
+ * repeated exchanges of the same layout (MPI-4's persistent collectives,
+ * without binding the buffer).  AIP_*_init is collective and checks
+ * everything AIP_* checks, but buf; each AIP_Plan_execute (collective) then
+ * runs the exchange on the buf it is given with no other communication: no
+ * agreement, no allocation, no getenv.  The plan holds the aux buffer and
+ * O(p) arrays (AIP_Plan_bytes) until AIP_Plan_free.
+ */
+typedef struct AIP_Plan_s *AIP_Plan;
+int AIP_Alltoall_init(int count, MPI_Datatype datatype, MPI_Comm comm,
+                      const AIP_Options *options, AIP_Plan *plan);
+int AIP_Alltoallv_init(const int counts[], const int displs[], MPI_Datatype datatype,
+                       MPI_Comm comm, const AIP_Options *options, AIP_Plan *plan);
+int AIP_Alltoallw_init(const int counts[], const int displs[], const MPI_Datatype datatypes[],
+                       MPI_Comm comm, const AIP_Options *options, AIP_Plan *plan);
+int AIP_Alltoallv_general_init(const int sendcounts[], const int sdispls[],
+                               const int recvcounts[], const int rdispls[],
+                               MPI_Datatype datatype, MPI_Comm comm,
+                               const AIP_Options *options, AIP_Plan *plan);
+int AIP_Plan_execute(AIP_Plan plan, void *buf);
+/* Frees the plan and sets *plan to NULL (local). */
+int AIP_Plan_free(AIP_Plan *plan);
+/* The algorithm the plan runs, as chosen for its layout and nodes. */
+AIP_Algorithm AIP_Plan_algorithm(AIP_Plan plan);
+/* The memory the plan holds on this process: aux buffer and index arrays. */
+size_t AIP_Plan_bytes(AIP_Plan plan);
 
 /* Names as the environment variables take them: "static", "pool"; "p2p",
  * "alltoall".  NULL / MPI_ERR_ARG for unknown values. */

@@ -1,20 +1,21 @@
 /*
- * alltoall.c - AIP_Alltoall, the in-place MPI_Alltoall, and AIP_Alltoall_oop,
- * the same exchange from a separate send buffer.
+ * alltoall.c - AIP_Alltoall, the in-place MPI_Alltoall, its plan
+ * (AIP_Alltoall_init), and AIP_Alltoall_oop, the same exchange from a
+ * separate send buffer.
  */
 #include <stdint.h>
 
-#include "aip_internal.h"
+#include "call/call.h"
 
 /* Block j at j * count * extent; contiguous, for the node-aware algorithms,
  * when no gap separates the elements of consecutive blocks. */
-static int begin(aip_call *call, const char *fn, void *buf, int count, MPI_Datatype datatype,
-                 MPI_Comm comm)
+static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer, int count,
+                    MPI_Datatype datatype, MPI_Comm comm)
 {
     aip_type_info type;
     int err;
 
-    if ((err = aip_call_begin(call, fn, buf, comm, 0)) != MPI_SUCCESS)
+    if ((err = aip_call_begin(call, fn, buf, binds_buffer, comm, 0)) != MPI_SUCCESS)
         return err;
     if (count < 0)
         aip_call_error(call, MPI_ERR_COUNT, "count = %d is negative", count);
@@ -36,7 +37,7 @@ int AIP_Alltoall_opt(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
     aip_call call;
     int err;
 
-    if ((err = begin(&call, "AIP_Alltoall", buf, count, datatype, comm)) != MPI_SUCCESS)
+    if ((err = describe(&call, "AIP_Alltoall", buf, 1, count, datatype, comm)) != MPI_SUCCESS)
         return err;
     return aip_call_run(&call, options);
 }
@@ -44,6 +45,22 @@ int AIP_Alltoall_opt(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
 int AIP_Alltoall(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm)
 {
     return AIP_Alltoall_opt(buf, count, datatype, comm, NULL);
+}
+
+int AIP_Alltoall_init(int count, MPI_Datatype datatype, MPI_Comm comm,
+                      const AIP_Options *options, AIP_Plan *plan)
+{
+    aip_call call;
+    int err;
+
+    if (plan)
+        *plan = NULL;
+    if ((err = describe(&call, "AIP_Alltoall_init", NULL, 0, count, datatype, comm)) !=
+        MPI_SUCCESS)
+        return err;
+    if (!plan)
+        aip_call_error(&call, MPI_ERR_ARG, "plan is NULL");
+    return aip_plan_create(&call, options, plan);
 }
 
 /* The bytes [first, last) the blocks occupy, relative to the buffer. */
@@ -69,10 +86,12 @@ int AIP_Alltoall_oop_opt(const void *sendbuf, void *recvbuf, int count, MPI_Data
 
     if (sendbuf == MPI_IN_PLACE) /* as MPI_Alltoall does */
         return AIP_Alltoall_opt(recvbuf, count, datatype, comm, options);
-    if ((err = begin(&call, "AIP_Alltoall_oop", recvbuf, count, datatype, comm)) != MPI_SUCCESS)
+    if ((err = describe(&call, "AIP_Alltoall_oop", recvbuf, 1, count, datatype, comm)) !=
+        MPI_SUCCESS)
         return err;
     call.sendbuf = sendbuf;
-    extent_of_blocks(&call, &first, &last);
+    if (call.error == MPI_SUCCESS)
+        extent_of_blocks(&call, &first, &last);
     if (call.error == MPI_SUCCESS && first < last) {
         const char *send = sendbuf, *recv = recvbuf;
         if (!send)

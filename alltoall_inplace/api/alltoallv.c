@@ -1,28 +1,40 @@
 /*
- * alltoallv.c - AIP_Alltoallv: the in-place (symmetric) MPI_Alltoallv.
+ * alltoallv.c - AIP_Alltoallv: the in-place (symmetric) MPI_Alltoallv, and
+ * its plan.
  */
-#include "aip_internal.h"
+#include "call/call.h"
+
+static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
+                    const int counts[], const int displs[], MPI_Datatype datatype, MPI_Comm comm)
+{
+    aip_type_info type;
+    int err;
+
+    if ((err = aip_call_begin(call, fn, buf, binds_buffer, comm, 0)) != MPI_SUCCESS)
+        return err;
+    if (!counts || !displs)
+        aip_call_error(call, MPI_ERR_ARG, "%s is NULL", counts ? "displs" : "counts");
+    else if (aip_type_info_get(datatype, &type) != MPI_SUCCESS)
+        aip_call_error(call, MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL or not valid");
+    for (int j = 0; j < call->size && call->error == MPI_SUCCESS; j++) {
+        if (counts[j] < 0)
+            aip_call_error(call, MPI_ERR_COUNT, "counts[%d] = %d is negative", j, counts[j]);
+        else
+            aip_call_set_block(call, call->blocks, j, counts[j], &type,
+                               (MPI_Aint)displs[j] * type.extent, "datatype");
+    }
+    return MPI_SUCCESS;
+}
 
 int AIP_Alltoallv_opt(void *buf, const int counts[], const int displs[], MPI_Datatype datatype,
                       MPI_Comm comm, const AIP_Options *options)
 {
     aip_call call;
-    aip_type_info type;
     int err;
 
-    if ((err = aip_call_begin(&call, "AIP_Alltoallv", buf, comm, 0)) != MPI_SUCCESS)
+    if ((err = describe(&call, "AIP_Alltoallv", buf, 1, counts, displs, datatype, comm)) !=
+        MPI_SUCCESS)
         return err;
-    if (!counts || !displs)
-        aip_call_error(&call, MPI_ERR_ARG, "%s is NULL", counts ? "displs" : "counts");
-    else if (aip_type_info_get(datatype, &type) != MPI_SUCCESS)
-        aip_call_error(&call, MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL or not valid");
-    for (int j = 0; j < call.size && call.error == MPI_SUCCESS; j++) {
-        if (counts[j] < 0)
-            aip_call_error(&call, MPI_ERR_COUNT, "counts[%d] = %d is negative", j, counts[j]);
-        else
-            aip_call_set_block(&call, call.blocks, j, counts[j], &type,
-                               (MPI_Aint)displs[j] * type.extent, "datatype");
-    }
     return aip_call_run(&call, options);
 }
 
@@ -30,4 +42,20 @@ int AIP_Alltoallv(void *buf, const int counts[], const int displs[], MPI_Datatyp
                   MPI_Comm comm)
 {
     return AIP_Alltoallv_opt(buf, counts, displs, datatype, comm, NULL);
+}
+
+int AIP_Alltoallv_init(const int counts[], const int displs[], MPI_Datatype datatype,
+                       MPI_Comm comm, const AIP_Options *options, AIP_Plan *plan)
+{
+    aip_call call;
+    int err;
+
+    if (plan)
+        *plan = NULL;
+    if ((err = describe(&call, "AIP_Alltoallv_init", NULL, 0, counts, displs, datatype,
+                        comm)) != MPI_SUCCESS)
+        return err;
+    if (!plan)
+        aip_call_error(&call, MPI_ERR_ARG, "plan is NULL");
+    return aip_plan_create(&call, options, plan);
 }

@@ -1,327 +1,56 @@
 /*
  * alltoallv_general.c - AIP_Alltoallv_general: the in-place MPI_Alltoallv
- * with arbitrary counts and displacements of
- *
- *     M. Hofmann and G. Ruenger, "An In-place Algorithm for Irregular
- *     All-to-All Communication with Limited Memory", EuroMPI 2010,
- *
- * Algorithm 1: a sequence of phases, each of
- *   1. determine, for every source j, how many of its bytes can be
- *      received: those that fit in the free bottom of the receive set R_j,
- *      plus room in the auxiliary buffer (general_sets.c, general_aux.c);
- *   2. exchange requests: tell each source how many bytes to send;
- *   3. exchange data: the requested bytes, lowest first, one message per
- *      pair, gathered from and scattered to their pieces by an hindexed
- *      datatype (a message may span several send subsets, and land partly
- *      in place and partly in the auxiliary buffer);
- *   4. update the index sets: push unsent data to the top of each R_j to
- *      join its free space, and move data waiting in the auxiliary buffer in.
- * Extra memory: the budget (the auxiliary buffer) and O(p) integers.
- *
- * Requests (step 2).  The paper used one MPI_Alltoall per phase: p messages
- * per process and phase even when a process exchanges with a few peers,
- * and a global step that every process waits for until the last one is
- * done.  AIP_REQUESTS=p2p (the default) sends a request only to the
- * sources that still have data for me, and expects one only from the
- * ranks I still have data for: both sides know when a pair is done, so
- * each process stops as soon as its own exchanges are complete, and a
- * sparse pattern costs messages in proportion to its peers.  The
- * benchmark (README) compares the two.
- *
- * Why the phases end.  Let U be the bytes not sent yet, summed over all
- * processes; each process knows exactly how many bytes each source still
- * owes it, and never asks for more, so every phase in which some process
- * asks for a byte lowers U.  It remains to show that while U > 0 some
- * process asks for a byte.  After an update, the free bytes of each R_j
- * are one range at its bottom, and data from j waiting in the auxiliary
- * buffer has moved into them: for each j, either nothing from j waits
- * (A_j = 0) or R_j has no free byte.  Summing over processes and sources,
- * U = sum of (|R_j| - A_j) = F + O - A, where F counts free bytes of
- * receive sets, O unsent bytes lying in receive sets, A waiting bytes; and
- * U = O + N, N counting unsent bytes outside every receive set.  So
- * F = N + A.  If N + A > 0, some R_j has free bytes, so A_j = 0 and j owes
- * at least as many bytes as are free there (they are part of R_j): j is
- * asked for at least one.  If N = A = 0, every auxiliary buffer is empty,
- * and a process still owed data asks for at least a byte of auxiliary room
- * (every buffer has a byte: a budget of 0 stands for the minimum, and
- * never more static buffers than bytes).  Before the first update A = 0
- * as well.  So every phase moves a byte, and the exchange ends after at
- * most U phases (in practice about the data over the budget).  When U = 0
- * nothing occupies any R_j, and the last update moves every waiting byte
- * in.  This is Siegel & Siegel's argument (EuroPVM/MPI 2009) restated for
- * receive sets that are the only usable free space, as Sect. 3.1 asks.  A
- * phase cannot deadlock either: requests are non-blocking, and each data
- * message waits only for the request of its own phase.
+ * with arbitrary counts and displacements on both sides.  The algorithm
+ * (Hofmann & Ruenger, EuroMPI 2010) is general/general_exchange.c's; this
+ * front end describes the call's send and receive blocks.
  */
-#include <stdio.h>
-#include <stdlib.h>
+#include "call/call.h"
 
-#include "general/general.h"
-
-#define TAG_REQUEST AIP_TAG
-#define TAG_DATA (AIP_TAG + 1)
-
-/* The exchange of one call: the index sets and the O(p) arrays of messages. */
-typedef struct general_exchange {
-    aip_general sets;
-    MPI_Aint *ask;       /* per source: what I ask of it this phase */
-    MPI_Aint *asked;     /* per dest: what it asks of me */
-    MPI_Aint *words;     /* AIP_REQUESTS=alltoall: 2 per rank, out and in */
-    MPI_Request *wait_requests; /* requests of dests, to serve as they come */
-    int *wait_peer;
-    MPI_Request *other;  /* request sends and data messages */
-    aip_piece *pieces;
-    int *lengths;
-    MPI_Aint *displs;
-    char *aux;
-} general_exchange;
-
-static int exchange_alloc(general_exchange *x, int rank, int size, MPI_Aint aux_bytes)
+static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
+                    const int sendcounts[], const int sdispls[], const int recvcounts[],
+                    const int rdispls[], MPI_Datatype datatype, MPI_Comm comm)
 {
-    size_t p = (size_t)size, npieces = 3 * p + 1;
-    int err = aip_general_alloc(&x->sets, rank, size);
-    x->ask = malloc(p * sizeof *x->ask);
-    x->asked = malloc(p * sizeof *x->asked);
-    x->words = malloc(4 * p * sizeof *x->words);
-    x->wait_requests = malloc(p * sizeof *x->wait_requests);
-    x->wait_peer = malloc(p * sizeof *x->wait_peer);
-    x->other = malloc(3 * p * sizeof *x->other);
-    x->pieces = malloc(npieces * sizeof *x->pieces);
-    x->lengths = malloc(npieces * sizeof *x->lengths);
-    x->displs = malloc(npieces * sizeof *x->displs);
-    x->aux = malloc((size_t)aux_bytes + 1);
-    if (err != MPI_SUCCESS || !x->ask || !x->asked || !x->words || !x->wait_requests ||
-        !x->wait_peer || !x->other || !x->pieces || !x->lengths || !x->displs || !x->aux)
-        return MPI_ERR_NO_MEM;
-    return MPI_SUCCESS;
-}
-
-static void exchange_free(general_exchange *x)
-{
-    aip_general_free(&x->sets);
-    free(x->ask);
-    free(x->asked);
-    free(x->words);
-    free(x->wait_requests);
-    free(x->wait_peer);
-    free(x->other);
-    free(x->pieces);
-    free(x->lengths);
-    free(x->displs);
-    free(x->aux);
-}
-
-/* Post one data message over its pieces (a derived datatype if more than one). */
-static int post_data(general_exchange *x, int receive, int npieces, int peer, MPI_Comm comm,
-                     MPI_Request *request)
-{
-    MPI_Datatype type;
+    static const char *const names[] = { "sendcounts", "sdispls", "recvcounts", "rdispls" };
+    const int *arrays[] = { sendcounts, sdispls, recvcounts, rdispls };
+    aip_type_info type;
     int err;
 
-    if (npieces == 1) {
-        int bytes = (int)x->pieces[0].bytes; /* <= AIP_GENERAL_MESSAGE_MAX */
-        return receive ? MPI_Irecv(x->pieces[0].address, bytes, MPI_BYTE, peer, TAG_DATA, comm,
-                                   request)
-                       : MPI_Isend(x->pieces[0].address, bytes, MPI_BYTE, peer, TAG_DATA, comm,
-                                   request);
-    }
-    for (int k = 0; k < npieces; k++) {
-        MPI_Get_address(x->pieces[k].address, &x->displs[k]);
-        x->lengths[k] = (int)x->pieces[k].bytes;
-    }
-    if ((err = MPI_Type_create_hindexed(npieces, x->lengths, x->displs, MPI_BYTE, &type)) !=
-            MPI_SUCCESS ||
-        (err = MPI_Type_commit(&type)) != MPI_SUCCESS)
+    if ((err = aip_call_begin(call, fn, buf, binds_buffer, comm, 1)) != MPI_SUCCESS)
         return err;
-    err = receive ? MPI_Irecv(MPI_BOTTOM, 1, type, peer, TAG_DATA, comm, request)
-                  : MPI_Isend(MPI_BOTTOM, 1, type, peer, TAG_DATA, comm, request);
-    MPI_Type_free(&type); /* freed when the message completes */
-    return err;
-}
-
-static int post_receive(general_exchange *x, int source, MPI_Comm comm, MPI_Request *request)
-{
-    int n = aip_general_recv_pieces(&x->sets, source, x->pieces);
-    return post_data(x, 1, n, source, comm, request);
-}
-
-static int post_send(general_exchange *x, int dest, MPI_Comm comm, MPI_Request *request)
-{
-    int n = aip_general_send_pieces(&x->sets, dest, x->asked[dest], x->pieces);
-    return post_data(x, 0, n, dest, comm, request);
-}
-
-/* Step 3's sends of this phase are posted: wait for every message, then step 4. */
-static int complete_phase(general_exchange *x, int nother)
-{
-    int err = MPI_Waitall(nother, x->other, MPI_STATUSES_IGNORE);
-    if (err == MPI_SUCCESS)
-        aip_general_update(&x->sets, x->asked);
-    return err;
-}
-
-/* Steps 2-4 with requests between the pairs still exchanging. */
-static int phases_p2p(general_exchange *x, MPI_Comm comm)
-{
-    aip_general *g = &x->sets;
-    int p = g->size, err = MPI_SUCCESS;
-
-    while (err == MPI_SUCCESS && aip_general_active(g)) {
-        int nwait = 0, nother = 0;
-        aip_general_requests(g, x->ask);
-        for (int i = 0; i < p && err == MPI_SUCCESS; i++) {
-            x->asked[i] = 0;
-            if (aip_general_owes(g, i)) {
-                x->wait_peer[nwait] = i;
-                err = MPI_Irecv(&x->asked[i], 1, MPI_AINT, i, TAG_REQUEST, comm,
-                                &x->wait_requests[nwait++]);
-            }
+    for (int a = 0; a < 4; a++)
+        if (!arrays[a])
+            aip_call_error(call, MPI_ERR_ARG, "%s is NULL", names[a]);
+    if (call->error == MPI_SUCCESS && aip_type_info_get(datatype, &type) != MPI_SUCCESS)
+        aip_call_error(call, MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL or not valid");
+    for (int j = 0; j < call->size && call->error == MPI_SUCCESS; j++)
+        for (int a = 0; a < 4; a += 2) { /* send, then receive */
+            int count = arrays[a][j], displ = arrays[a + 1][j];
+            if (count < 0)
+                aip_call_error(call, MPI_ERR_COUNT, "%s[%d] = %d is negative", names[a], j,
+                               count);
+            else if (displ < 0 && count > 0)
+                aip_call_error(call, MPI_ERR_ARG,
+                               "%s[%d] = %d is negative: every region must lie in the buffer, "
+                               "at or after buf",
+                               names[a + 1], j, displ);
+            else
+                aip_call_set_block(call, a == 0 ? call->blocks : call->recv_blocks, j, count,
+                                   &type, (MPI_Aint)displ * type.extent, "datatype");
         }
-        for (int j = 0; j < p && err == MPI_SUCCESS; j++) {
-            if (!aip_general_expects(g, j))
-                continue;
-            if (x->ask[j] > 0)
-                err = post_receive(x, j, comm, &x->other[nother++]);
-            if (err == MPI_SUCCESS)
-                err = MPI_Isend(&x->ask[j], 1, MPI_AINT, j, TAG_REQUEST, comm,
-                                &x->other[nother++]);
-        }
-        for (int left = nwait; left > 0 && err == MPI_SUCCESS; left--) {
-            int k;
-            err = MPI_Waitany(nwait, x->wait_requests, &k, MPI_STATUS_IGNORE);
-            int i = x->wait_peer[k];
-            if (err == MPI_SUCCESS && x->asked[i] > 0)
-                err = post_send(x, i, comm, &x->other[nother++]);
-        }
-        if (err == MPI_SUCCESS)
-            err = complete_phase(x, nother);
-    }
-    return err;
-}
-
-/* Steps 2-4 with one MPI_Alltoall of requests per phase, which also tells
- * every process whether any is still exchanging. */
-static int phases_alltoall(general_exchange *x, MPI_Comm comm)
-{
-    aip_general *g = &x->sets;
-    int p = g->size, err = MPI_SUCCESS;
-    MPI_Aint *out = x->words, *in = x->words + 2 * (size_t)p;
-
-    while (err == MPI_SUCCESS) {
-        int nother = 0, anyone = 0, active = aip_general_active(g);
-        aip_general_requests(g, x->ask);
-        for (int j = 0; j < p; j++) {
-            out[2 * j] = x->ask[j];
-            out[2 * j + 1] = active;
-        }
-        if ((err = MPI_Alltoall(out, 2, MPI_AINT, in, 2, MPI_AINT, comm)) != MPI_SUCCESS)
-            break;
-        for (int i = 0; i < p; i++) {
-            x->asked[i] = in[2 * i];
-            anyone |= in[2 * i + 1] != 0;
-        }
-        if (!anyone)
-            break;
-        for (int j = 0; j < p && err == MPI_SUCCESS; j++)
-            if (x->ask[j] > 0)
-                err = post_receive(x, j, comm, &x->other[nother++]);
-        for (int i = 0; i < p && err == MPI_SUCCESS; i++)
-            if (x->asked[i] > 0)
-                err = post_send(x, i, comm, &x->other[nother++]);
-        if (err == MPI_SUCCESS)
-            err = complete_phase(x, nother);
-    }
-    return err;
-}
-
-static int run(aip_call *call, const AIP_Options *options)
-{
-    AIP_Options opt;
-    aip_agreement agreement;
-    MPI_Comm private_comm;
-    general_exchange x = { 0 };
-    char why[320];
-    int err, p = call->size;
-    MPI_Aint incoming = 0;
-
-    if (aip_options_resolve(options, &opt, why, sizeof why) != MPI_SUCCESS)
-        aip_call_error(call, MPI_ERR_ARG, "%s", why);
-    if (call->error == MPI_SUCCESS) {
-        aip_check_overlap(call, call->blocks, "send ");
-        aip_check_overlap(call, call->recv_blocks, "receive ");
-    }
-
-    /* Everything that can fail locally is done before the agreement. */
-    long long budget = opt.aux_bytes > 0 ? opt.aux_bytes : AIP_AUX_BYTES_MIN;
-    for (int j = 0; call->error == MPI_SUCCESS && j < p; j++)
-        incoming += (MPI_Aint)call->recv_blocks[j].bytes;
-    MPI_Aint aux_bytes = budget < incoming ? (MPI_Aint)budget : incoming;
-    if (call->error == MPI_SUCCESS &&
-        exchange_alloc(&x, call->rank, p, aux_bytes) != MPI_SUCCESS)
-        aip_call_error(call, MPI_ERR_NO_MEM, "cannot allocate the %ld-byte auxiliary buffer",
-                       (long)aux_bytes);
-
-    if ((err = aip_call_agree(call, (int)opt.requests,
-                              "request exchanges (AIP_REQUESTS or options->requests)", budget,
-                              &private_comm, &agreement)) != MPI_SUCCESS)
-        goto out;
-
-    int nbuffers = opt.aux_buffers > 0 ? opt.aux_buffers : p / 8 > 1 ? p / 8 : 1;
-    aip_general_start(&x.sets, call->buf, call->blocks, call->recv_blocks, x.aux, aux_bytes,
-                      opt.aux_strategy, nbuffers);
-    err = opt.requests == AIP_REQUESTS_ALLTOALL ? phases_alltoall(&x, private_comm)
-                                                : phases_p2p(&x, private_comm);
-    if (err != MPI_SUCCESS) {
-        err = aip_raise_mpi_error(call, err, "the exchange failed");
-        goto out;
-    }
-    if (call->rank == 0 && aip_env_debug())
-        fprintf(stderr,
-                "alltoall_inplace: %s on %d ranks: requests %s, aux %s (%d arenas) of %ld "
-                "bytes on rank 0: %lld phases, %lld bytes moved within the buffer\n",
-                call->fn, p, AIP_Requests_name(opt.requests),
-                AIP_Aux_strategy_name(opt.aux_strategy), x.sets.aux.narenas, (long)aux_bytes,
-                x.sets.phases, x.sets.moved_bytes);
-
-out:
-    exchange_free(&x);
-    aip_call_free(call);
-    return err;
+    return MPI_SUCCESS;
 }
 
 int AIP_Alltoallv_general_opt(void *buf, const int sendcounts[], const int sdispls[],
                               const int recvcounts[], const int rdispls[], MPI_Datatype datatype,
                               MPI_Comm comm, const AIP_Options *options)
 {
-    static const char *const names[] = { "sendcounts", "sdispls", "recvcounts", "rdispls" };
-    const int *arrays[] = { sendcounts, sdispls, recvcounts, rdispls };
     aip_call call;
-    aip_type_info type;
     int err;
 
-    if ((err = aip_call_begin(&call, "AIP_Alltoallv_general", buf, comm, 1)) != MPI_SUCCESS)
+    if ((err = describe(&call, "AIP_Alltoallv_general", buf, 1, sendcounts, sdispls, recvcounts,
+                        rdispls, datatype, comm)) != MPI_SUCCESS)
         return err;
-    for (int a = 0; a < 4; a++)
-        if (!arrays[a])
-            aip_call_error(&call, MPI_ERR_ARG, "%s is NULL", names[a]);
-    if (aip_type_info_get(datatype, &type) != MPI_SUCCESS)
-        aip_call_error(&call, MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL or not valid");
-    for (int j = 0; j < call.size && call.error == MPI_SUCCESS; j++)
-        for (int a = 0; a < 4; a += 2) { /* send, then receive */
-            int count = arrays[a][j], displ = arrays[a + 1][j];
-            if (count < 0)
-                aip_call_error(&call, MPI_ERR_COUNT, "%s[%d] = %d is negative", names[a], j,
-                               count);
-            else if (displ < 0 && count > 0)
-                aip_call_error(&call, MPI_ERR_ARG,
-                               "%s[%d] = %d is negative: every region must lie in the buffer, "
-                               "at or after buf",
-                               names[a + 1], j, displ);
-            else
-                aip_call_set_block(&call, a == 0 ? call.blocks : call.recv_blocks, j, count,
-                                   &type, (MPI_Aint)displ * type.extent, "datatype");
-        }
-    return run(&call, options);
+    return aip_call_run(&call, options);
 }
 
 int AIP_Alltoallv_general(void *buf, const int sendcounts[], const int sdispls[],
@@ -330,4 +59,22 @@ int AIP_Alltoallv_general(void *buf, const int sendcounts[], const int sdispls[]
 {
     return AIP_Alltoallv_general_opt(buf, sendcounts, sdispls, recvcounts, rdispls, datatype,
                                      comm, NULL);
+}
+
+int AIP_Alltoallv_general_init(const int sendcounts[], const int sdispls[],
+                               const int recvcounts[], const int rdispls[],
+                               MPI_Datatype datatype, MPI_Comm comm, const AIP_Options *options,
+                               AIP_Plan *plan)
+{
+    aip_call call;
+    int err;
+
+    if (plan)
+        *plan = NULL;
+    if ((err = describe(&call, "AIP_Alltoallv_general_init", NULL, 0, sendcounts, sdispls,
+                        recvcounts, rdispls, datatype, comm)) != MPI_SUCCESS)
+        return err;
+    if (!plan)
+        aip_call_error(&call, MPI_ERR_ARG, "plan is NULL");
+    return aip_plan_create(&call, options, plan);
 }

@@ -1,36 +1,53 @@
 /*
  * alltoallw.c - AIP_Alltoallw: the in-place (symmetric) MPI_Alltoallw, one
- * datatype per peer and displacements in bytes.
+ * datatype per peer and displacements in bytes, and its plan.
  */
 #include <stdio.h>
 
-#include "aip_internal.h"
+#include "call/call.h"
 
-int AIP_Alltoallw_opt(void *buf, const int counts[], const int displs[],
-                      const MPI_Datatype datatypes[], MPI_Comm comm, const AIP_Options *options)
+static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
+                    const int counts[], const int displs[], const MPI_Datatype datatypes[],
+                    MPI_Comm comm)
 {
-    aip_call call;
     aip_type_info type;
     MPI_Datatype analysed = MPI_DATATYPE_NULL; /* consecutive peers often share a type */
     char what[32];
     int err;
 
-    if ((err = aip_call_begin(&call, "AIP_Alltoallw", buf, comm, 0)) != MPI_SUCCESS)
+    if ((err = aip_call_begin(call, fn, buf, binds_buffer, comm, 0)) != MPI_SUCCESS)
         return err;
     if (!counts || !displs || !datatypes)
-        aip_call_error(&call, MPI_ERR_ARG, "%s is NULL",
+        aip_call_error(call, MPI_ERR_ARG, "%s is NULL",
                        !counts ? "counts" : !displs ? "displs" : "datatypes");
-    for (int j = 0; j < call.size && call.error == MPI_SUCCESS; j++) {
+    for (int j = 0; j < call->size && call->error == MPI_SUCCESS; j++) {
         snprintf(what, sizeof what, "datatypes[%d]", j);
         if (counts[j] < 0) {
-            aip_call_error(&call, MPI_ERR_COUNT, "counts[%d] = %d is negative", j, counts[j]);
-        } else if (datatypes[j] != analysed || analysed == MPI_DATATYPE_NULL) {
-            if (aip_type_info_get(datatypes[j], &type) != MPI_SUCCESS)
-                aip_call_error(&call, MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL or not valid", what);
+            aip_call_error(call, MPI_ERR_COUNT, "counts[%d] = %d is negative", j, counts[j]);
+            break;
+        }
+        if (datatypes[j] != analysed || analysed == MPI_DATATYPE_NULL) {
+            if (aip_type_info_get(datatypes[j], &type) != MPI_SUCCESS) {
+                aip_call_error(call, MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL or not valid",
+                               what);
+                break; /* type is not filled in */
+            }
             analysed = datatypes[j];
         }
-        aip_call_set_block(&call, call.blocks, j, counts[j], &type, displs[j], what);
+        aip_call_set_block(call, call->blocks, j, counts[j], &type, displs[j], what);
     }
+    return MPI_SUCCESS;
+}
+
+int AIP_Alltoallw_opt(void *buf, const int counts[], const int displs[],
+                      const MPI_Datatype datatypes[], MPI_Comm comm, const AIP_Options *options)
+{
+    aip_call call;
+    int err;
+
+    if ((err = describe(&call, "AIP_Alltoallw", buf, 1, counts, displs, datatypes, comm)) !=
+        MPI_SUCCESS)
+        return err;
     return aip_call_run(&call, options);
 }
 
@@ -38,4 +55,20 @@ int AIP_Alltoallw(void *buf, const int counts[], const int displs[],
                   const MPI_Datatype datatypes[], MPI_Comm comm)
 {
     return AIP_Alltoallw_opt(buf, counts, displs, datatypes, comm, NULL);
+}
+
+int AIP_Alltoallw_init(const int counts[], const int displs[], const MPI_Datatype datatypes[],
+                       MPI_Comm comm, const AIP_Options *options, AIP_Plan *plan)
+{
+    aip_call call;
+    int err;
+
+    if (plan)
+        *plan = NULL;
+    if ((err = describe(&call, "AIP_Alltoallw_init", NULL, 0, counts, displs, datatypes,
+                        comm)) != MPI_SUCCESS)
+        return err;
+    if (!plan)
+        aip_call_error(&call, MPI_ERR_ARG, "plan is NULL");
+    return aip_plan_create(&call, options, plan);
 }

@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aip_internal.h"
+#include "call/call.h"
 #include "call/parse_bytes.h"
+#include "select/select.h"
 
 /* For each tunable: its value (the environment variable if set and not empty,
  * else the default), and its help text for messages about bad values. */
@@ -106,7 +107,10 @@ int aip_options_resolve(const AIP_Options *options, AIP_Options *resolved, char 
         const char *name = tunable_algorithm();
         if (AIP_Algorithm_from_name(name, &resolved->algorithm) != MPI_SUCCESS ||
             resolved->algorithm == AIP_ALGORITHM_DEFAULT) {
-            snprintf(why, why_size, "\"%s\" is not valid; %s", name, help_algorithm);
+            char names[160];
+            aip_algorithm_names(names, sizeof names);
+            snprintf(why, why_size, "\"%s\" is not valid; %s; the names: %s", name, help_algorithm,
+                     names);
             return MPI_ERR_ARG;
         }
     } else if (!AIP_Algorithm_name(resolved->algorithm)) {

@@ -15,17 +15,21 @@
  *     only by a 2^-64 accident.  A general call (separate receive blocks)
  *     adds key(r,j) * sent(r->j) and subtracts key(j,r) * received(r<-j),
  *     with one odd key per ordered pair: the same argument;
- *   - an option all must choose alike (the algorithm: ranks must run the
- *     same schedule) and the smallest aux budget (partners must cut blocks
- *     into the same chunks).
+ *   - the options all must choose alike (aip_choices: the algorithm, since
+ *     ranks must run the same schedule, the grouping into nodes and the
+ *     general algorithm's requests), each field by its minimum and maximum,
+ *     and the smallest aux budget (partners must cut blocks into the same
+ *     chunks).
  * Only when the checksum says "mismatch" does an MPI_Alltoall of the sizes
  * find the pairs to name.
  */
+#include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "aip_internal.h"
+#include "call/call.h"
 
 /* ---- Blocks of one rank must not overlap (MPI: erroneous; here: corruption). ---- */
 
@@ -76,15 +80,32 @@ static const int error_classes[] = { MPI_ERR_ARG,    MPI_ERR_COUNT, MPI_ERR_TYPE
                                      MPI_ERR_BUFFER, MPI_ERR_NO_MEM, MPI_ERR_OTHER };
 #define N_CLASSES ((int)(sizeof error_classes / sizeof error_classes[0]))
 
+/* The fields of aip_choices, and what a message calls each. */
+static const struct {
+    size_t offset;
+    const char *name;
+} choice_fields[] = {
+    { offsetof(aip_choices, algorithm), "algorithms (AIP_ALGORITHM or options->algorithm)" },
+    { offsetof(aip_choices, ranks_per_node),
+      "nodes (AIP_RANKS_PER_NODE or options->ranks_per_node)" },
+    { offsetof(aip_choices, requests), "request exchanges (AIP_REQUESTS or options->requests)" },
+};
+#define N_CHOICES ((int)(sizeof choice_fields / sizeof choice_fields[0]))
+
+static int *choice_field(aip_choices *choices, int k)
+{
+    return (int *)((char *)choices + choice_fields[k].offset);
+}
+
 /* Layout of the reduced vector: sums first, then minima. */
 enum {
     SUM_ERRORS = 0,                    /* N_CLASSES counters */
     SUM_CHECKSUM = SUM_ERRORS + N_CLASSES,
     N_SUMS,
     MIN_AUX_BYTES = N_SUMS,
-    MIN_CHOICE,
-    MIN_NEGATED_CHOICE, /* UINT64_MAX - choice: its minimum gives the maximum */
-    N_WORDS
+    MIN_CHOICES,                       /* N_CHOICES fields (offset by INT_MAX: unsigned) */
+    MIN_NEGATED_CHOICES = MIN_CHOICES + N_CHOICES, /* UINT64_MAX - field: minimum = maximum */
+    N_WORDS = MIN_NEGATED_CHOICES + N_CHOICES
 };
 
 static void reduce_check(void *in, void *inout, int *len, MPI_Datatype *type)
@@ -118,11 +139,11 @@ static uint64_t pair_key(uint64_t lo, uint64_t hi)
     return (z ^ (z >> 31)) | 1;
 }
 
-int aip_check_collective(aip_call *call, MPI_Comm private_comm, long long choice,
-                         const char *choice_name, long long aux_bytes,
-                         aip_agreement *agreement)
+int aip_check_collective(aip_call *call, MPI_Comm private_comm, const aip_choices *choices,
+                         long long aux_bytes, aip_agreement *agreement)
 {
     uint64_t words[N_WORDS] = { 0 };
+    aip_choices mine = *choices;
     int err;
 
     if (call->error != MPI_SUCCESS) {
@@ -131,8 +152,8 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, long long choice
             c++;
         words[SUM_ERRORS + c] = 1;
     }
-    for (int j = 0; call->blocks && j < call->size; j++) { /* NULL: out of memory, reported */
-        if (call->recv_blocks) {
+    for (int j = 0; call->blocks && call->recv_blocks && j < call->size; j++) { /* NULL: reported */
+        if (aip_call_general(call)) {
             words[SUM_CHECKSUM] += pair_key((uint64_t)call->rank, (uint64_t)j) *
                                        (uint64_t)call->blocks[j].bytes -
                                    pair_key((uint64_t)j, (uint64_t)call->rank) *
@@ -147,8 +168,11 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, long long choice
         words[SUM_CHECKSUM] += j > call->rank ? term : -term;
     }
     words[MIN_AUX_BYTES] = (uint64_t)aux_bytes;
-    words[MIN_CHOICE] = (uint64_t)choice;
-    words[MIN_NEGATED_CHOICE] = UINT64_MAX - (uint64_t)choice;
+    for (int k = 0; k < N_CHOICES; k++) {
+        uint64_t field = (uint64_t)((long long)*choice_field(&mine, k) + INT_MAX);
+        words[MIN_CHOICES + k] = field;
+        words[MIN_NEGATED_CHOICES + k] = UINT64_MAX - field;
+    }
 
     pthread_once(&check_op_once, create_check_op);
     if (check_op == MPI_OP_NULL)
@@ -166,32 +190,31 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, long long choice
         agreement->error = MPI_ERR_TYPE;
         agreement->mismatch = 1;
     }
-    agreement->choice = (long long)words[MIN_CHOICE];
     agreement->min_aux_bytes = (long long)words[MIN_AUX_BYTES];
-    if (agreement->error == MPI_SUCCESS &&
-        words[MIN_CHOICE] != UINT64_MAX - words[MIN_NEGATED_CHOICE]) {
-        agreement->error = MPI_ERR_ARG;
-        if (call->rank == 0)
-            aip_call_error(call, MPI_ERR_ARG,
-                           "the ranks asked for different %s; all must choose the same",
-                           choice_name);
+    for (int k = 0; k < N_CHOICES; k++) {
+        *choice_field(&agreement->choices, k) =
+            (int)((long long)words[MIN_CHOICES + k] - INT_MAX);
+        if (agreement->error == MPI_SUCCESS &&
+            words[MIN_CHOICES + k] != UINT64_MAX - words[MIN_NEGATED_CHOICES + k]) {
+            agreement->error = MPI_ERR_ARG;
+            if (call->rank == 0)
+                aip_call_error(call, MPI_ERR_ARG,
+                               "the ranks asked for different %s; all must choose the same",
+                               choice_fields[k].name);
+        }
     }
     return MPI_SUCCESS;
 }
 
 /* Name the pairs whose blocks differ in size; only called once a mismatch is known. */
-int aip_report_mismatch(aip_call *call, MPI_Comm private_comm)
+int aip_report_mismatch(aip_call *call, MPI_Comm private_comm, long long *scratch)
 {
-    long long *mine = malloc(sizeof(long long) * (size_t)call->size);
-    long long *theirs = malloc(sizeof(long long) * (size_t)call->size);
-    int err = MPI_ERR_NO_MEM;
+    long long *mine = scratch, *theirs = scratch + call->size;
 
-    if (mine && theirs) {
-        for (int j = 0; j < call->size; j++)
-            mine[j] = (long long)call->blocks[j].bytes;
-        err = MPI_Alltoall(mine, 1, MPI_LONG_LONG, theirs, 1, MPI_LONG_LONG, private_comm);
-    }
-    for (int j = 0; err == MPI_SUCCESS && call->recv_blocks && j < call->size; j++)
+    for (int j = 0; j < call->size; j++)
+        mine[j] = (long long)call->blocks[j].bytes;
+    int err = MPI_Alltoall(mine, 1, MPI_LONG_LONG, theirs, 1, MPI_LONG_LONG, private_comm);
+    for (int j = 0; err == MPI_SUCCESS && aip_call_general(call) && j < call->size; j++)
         if (theirs[j] != (long long)call->recv_blocks[j].bytes) {
             aip_call_error(call, MPI_ERR_TYPE,
                            "rank %d sends me %lld bytes but my receive block for it has %lld "
@@ -200,7 +223,8 @@ int aip_report_mismatch(aip_call *call, MPI_Comm private_comm)
                            j, theirs[j], (long long)call->recv_blocks[j].bytes);
             break;
         }
-    for (int j = call->rank + 1; err == MPI_SUCCESS && !call->recv_blocks && j < call->size; j++)
+    for (int j = call->rank + 1; err == MPI_SUCCESS && !aip_call_general(call) && j < call->size;
+         j++)
         if (mine[j] != theirs[j]) {
             aip_call_error(call, MPI_ERR_TYPE,
                            "my block for rank %d has %lld bytes but rank %d's block for me has "
@@ -209,7 +233,5 @@ int aip_report_mismatch(aip_call *call, MPI_Comm private_comm)
                            j, mine[j], j, theirs[j]);
             break;
         }
-    free(mine);
-    free(theirs);
     return err;
 }

@@ -18,7 +18,7 @@
  */
 #include <stdlib.h>
 
-#include "aip_internal.h"
+#include "call/call.h"
 
 static int type_dense(MPI_Datatype type, int *dense);
 

@@ -11,7 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "aip_internal.h"
+#include "call/call.h"
 
 void aip_call_error(aip_call *call, int error_class, const char *format, ...)
 {

@@ -37,7 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aip_internal.h"
+#include "call/plan.h"
+#include "exchange/exchange.h"
+#include "schedule/schedule.h"
 
 typedef struct transfer {
     MPI_Request requests[2]; /* receive into place, send from the copy */
@@ -177,19 +179,19 @@ static int start_gathered(window *w, char *buf, const char *src, const int *posi
     return err;
 }
 
-int aip_workspace_alloc(aip_workspace *space, size_t aux_bytes, size_t max_chunk_bytes,
-                        int comm_size)
+int aip_workspace_alloc(aip_workspace *space, size_t aux_bytes, int ring,
+                        size_t max_chunk_bytes, int comm_size)
 {
     /* Entries to fill aux with full chunks, plus one short last chunk per peer.  If the
      * agreed chunks turn out smaller, the ring fills by count first: correct, less overlap. */
     size_t full_chunks = max_chunk_bytes ? aux_bytes / max_chunk_bytes : 0;
     if (full_chunks > AIP_MAX_CHUNKS_IN_FLIGHT)
         full_chunks = AIP_MAX_CHUNKS_IN_FLIGHT;
-    space->capacity = (int)full_chunks + comm_size + 1;
+    space->capacity = ring ? (int)full_chunks + comm_size + 1 : 0;
     space->aux_bytes = aux_bytes;
     space->aux = aux_bytes ? malloc(aux_bytes) : NULL;
-    space->ring = malloc(sizeof(transfer) * (size_t)space->capacity);
-    if ((aux_bytes && !space->aux) || !space->ring) {
+    space->ring = ring ? malloc(sizeof(transfer) * (size_t)space->capacity) : NULL;
+    if ((aux_bytes && !space->aux) || (ring && !space->ring)) {
         aip_workspace_free(space);
         return MPI_ERR_NO_MEM;
     }
@@ -264,4 +266,16 @@ int aip_exchange_segments(char *buf, const char *src, const aip_segments *segmen
         }
     }
     return finish(&w, err);
+}
+
+int aip_run_schedule(const aip_plan *plan, char *buf, const char *sendbuf)
+{
+    const aip_call *call = &plan->call;
+
+    if (sendbuf) /* out of place: the exchange works in place on a copy */
+        for (int j = 0; j < call->size; j++)
+            memcpy(buf + call->blocks[j].offset, sendbuf + call->blocks[j].offset,
+                   (size_t)call->blocks[j].bytes);
+    return aip_exchange(buf, call->blocks, plan->peers, plan->nsteps, &plan->space,
+                        plan->chunk_bytes, plan->private_comm);
 }

@@ -12,7 +12,7 @@
  * then updates the sets (Sect. 3.4): unsent data of each receive set is
  * pushed to its top so that its free space is one range at its bottom, and
  * data waiting in the auxiliary buffer moves in.  general_aux.c manages the
- * auxiliary buffer (Sect. 3.5).  alltoallv_general.c exchanges the
+ * auxiliary buffer (Sect. 3.5).  general_exchange.c exchanges the
  * messages.  Nothing here calls MPI to communicate, so the whole algorithm
  * runs in a simulation of p processes in one program
  * (tests/general_sim_test.c).
@@ -26,7 +26,7 @@
 
 #include <mpi.h>
 
-#include "aip_internal.h"
+#include "call/plan.h"
 
 /* A run of memory, as messages are assembled from them. */
 typedef struct aip_piece {
@@ -152,5 +152,15 @@ int aip_general_recv_pieces(const aip_general *g, int source, aip_piece *pieces)
 /* Sect. 3.4, once the phase's messages are complete: sent[i] bytes went to
  * each dest i, and the requested bytes arrived. */
 void aip_general_update(aip_general *g, const MPI_Aint *sent);
+
+/* ---- The exchange of messages (general_exchange.c). ---- */
+
+/* The sets and the O(p) message arrays of a plan, allocated before the
+ * agreement; the auxiliary buffer is the plan's. */
+typedef struct general_exchange general_exchange;
+int aip_general_exchange_alloc(general_exchange **exchange, int rank, int size);
+void aip_general_exchange_free(general_exchange *exchange);
+/* The run of the table's general row. */
+int aip_run_general(const aip_plan *plan, char *buf, const char *sendbuf);
 
 #endif /* AIP_GENERAL_H */

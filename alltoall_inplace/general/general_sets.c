@@ -1,7 +1,7 @@
 /*
  * general_sets.c - the index sets of the general in-place Alltoallv and
  * their updates (Hofmann & Ruenger, EuroMPI 2010, Sect. 3.2-3.4); see
- * general.h for the whole picture and alltoallv_general.c for why the
+ * general.h for the whole picture and general_exchange.c for why the
  * phases terminate.
  *
  * Data is sent and received lowest byte first.  So R_j, what source j has

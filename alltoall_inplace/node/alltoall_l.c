@@ -19,7 +19,7 @@
  */
 #include <stdint.h>
 
-#include "aip_internal.h"
+#include "node/node_aware.h"
 
 /* Index arrays start at an aligned offset after the blocks. */
 static size_t align_up(size_t bytes)
@@ -61,7 +61,7 @@ static int exchange_as_leader(const aip_node_call *call)
     return MPI_SUCCESS;
 }
 
-int aip_alltoall_l(const aip_node_call *call)
+static int run_l(const aip_node_call *call)
 {
     const aip_nodes *nodes = call->nodes;
     int leader = nodes->local == 0, err;
@@ -76,4 +76,10 @@ int aip_alltoall_l(const aip_node_call *call)
         err = MPI_Scatter(gathered, row, MPI_BYTE, call->buf, row, MPI_BYTE, 0,
                           nodes->node_comm);
     return err;
+}
+
+int aip_run_l(const aip_plan *plan, char *buf, const char *sendbuf)
+{
+    aip_node_call call = aip_node_call_of(plan, buf, sendbuf);
+    return run_l(&call);
 }

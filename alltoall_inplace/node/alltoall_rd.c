@@ -16,9 +16,10 @@
  * across nodes first (peer (b, x): node b's positions), then within the node
  * (peer (a, y): local rank y's positions).
  */
-#include "aip_internal.h"
+#include "node/node_aware.h"
 
-int aip_alltoall_rd(const aip_node_call *call)
+int aip_run_rd(const aip_plan *plan, char *buf, const char *sendbuf)
 {
-    return aip_node_two_steps(call, aip_level_across(call->nodes), aip_level_within(call->nodes));
+    aip_node_call call = aip_node_call_of(plan, buf, sendbuf);
+    return aip_node_two_steps(&call, aip_level_across(call.nodes), aip_level_within(call.nodes));
 }

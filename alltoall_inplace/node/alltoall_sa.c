@@ -31,9 +31,10 @@
  * under cyclic placement step 1's.  Out of place, step 1 reads the send
  * buffer.  Extra memory: the aux budget and O(p) integers, as for hsa.
  */
-#include "aip_internal.h"
+#include "node/node_aware.h"
 
-int aip_alltoall_sa(const aip_node_call *call)
+int aip_run_sa(const aip_plan *plan, char *buf, const char *sendbuf)
 {
-    return aip_node_two_steps(call, aip_level_within(call->nodes), aip_level_across(call->nodes));
+    aip_node_call call = aip_node_call_of(plan, buf, sendbuf);
+    return aip_node_two_steps(&call, aip_level_within(call.nodes), aip_level_across(call.nodes));
 }

@@ -3,29 +3,25 @@
  * exchanges among a subset of the ranks, in which each peer's data is a list
  * of blocks (sa, rd) or one segment of the buffer (l).
  */
-#include <stdlib.h>
 #include <string.h>
 
-#include "aip_internal.h"
+#include "node/node_aware.h"
+#include "schedule/schedule.h"
 
-int aip_node_arrays_alloc(aip_node_call *call, int comm_size)
+aip_node_call aip_node_call_of(const aip_plan *plan, char *buf, const char *sendbuf)
 {
-    size_t p = (size_t)comm_size;
-    call->blocks = malloc(sizeof *call->blocks * p);
-    call->displacements = malloc(sizeof *call->displacements * p);
-    if (!call->blocks || !call->displacements) {
-        aip_node_arrays_free(call);
-        return MPI_ERR_NO_MEM;
-    }
-    return MPI_SUCCESS;
-}
-
-void aip_node_arrays_free(aip_node_call *call)
-{
-    free(call->blocks);
-    free(call->displacements);
-    call->blocks = NULL;
-    call->displacements = NULL;
+    const aip_call *call = &plan->call;
+    return (aip_node_call){
+        .buf = buf + call->first_offset,
+        .sendbuf = sendbuf ? sendbuf + call->first_offset : NULL,
+        .block_bytes = (size_t)call->block_bytes,
+        .nodes = plan->nodes,
+        .space = &plan->space,
+        .chunk_bytes = plan->chunk_bytes,
+        .blocks = plan->segment_blocks,
+        .displacements = plan->displacements,
+        .peers = plan->peers,
+    };
 }
 
 aip_node_level aip_level_within(const aip_nodes *nodes)

@@ -13,7 +13,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "aip_internal.h"
+#include "node/node_aware.h"
 
 static int nodes_keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;

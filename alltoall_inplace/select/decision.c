@@ -1,7 +1,7 @@
 /*
- * decision.c - what AIP_ALGORITHM=auto runs, and what a node-aware algorithm
- * falls back to where it does not apply.  Kept apart from the algorithms (as
- * in Open MPI's coll/tuned decision files) so that the rules can change with
+ * decision.c - what AIP_ALGORITHM=auto runs, and what an algorithm falls
+ * back to where it does not apply.  Kept apart from the algorithms (as in
+ * Open MPI's coll/tuned decision files) so that the rules can change with
  * measurements without touching the algorithms.
  *
  * HSA: never more steps than LSA for a power of two (p - 1 against p), at
@@ -14,15 +14,58 @@
  * exchange for blocks up to AIP_AUTO_L_MAX_BYTES (32 B) where the leader's
  * space fits, SA up to AIP_AUTO_SA_MAX_BYTES (2 KiB), hsa above (the
  * thresholds and their measurements are in tunables.h).
+ *
+ * A general call (separate receive blocks) runs the general algorithm,
+ * whatever is asked: no other takes its layouts.
  */
 #include <limits.h>
 
-#include "aip_internal.h"
+#include "node/node_aware.h"
+#include "select/select.h"
 
-AIP_Algorithm aip_decide(int comm_size)
+/* Whether the call may run node-aware: AIP_Alltoall's contiguous blocks, something
+ * to move, and more than one rank. */
+static int node_aware_capable(const aip_call *call)
 {
-    (void)comm_size;
-    return AIP_ALGORITHM_HSA;
+    return call->block_bytes > 0 && call->size > 1 && !aip_call_general(call);
+}
+
+static int node_aware(AIP_Algorithm algorithm)
+{
+    const aip_algorithm_row *row = aip_algorithm_row_of(algorithm);
+    return row && row->kind == AIP_KIND_NODE_AWARE;
+}
+
+int aip_may_run_node_aware(const aip_call *call, AIP_Algorithm asked)
+{
+    return node_aware_capable(call) && (asked == AIP_ALGORITHM_AUTO || node_aware(asked));
+}
+
+/* Whether `auto` may run `algorithm` for this call, before the nodes are known. */
+static int auto_may_choose(const aip_call *call, AIP_Algorithm algorithm)
+{
+    switch (algorithm) {
+    case AIP_ALGORITHM_HSA: return 1;
+    case AIP_ALGORITHM_SA:
+        return node_aware_capable(call) && call->block_bytes <= AIP_AUTO_SA_MAX_BYTES;
+    case AIP_ALGORITHM_L:
+        return node_aware_capable(call) && call->block_bytes <= AIP_AUTO_L_MAX_BYTES;
+    default: return 0;
+    }
+}
+
+void aip_needs_of(const aip_call *call, AIP_Algorithm asked, size_t budget, aip_needs *needs)
+{
+    static const AIP_Algorithm candidates[] = { AIP_ALGORITHM_HSA, AIP_ALGORITHM_SA,
+                                                AIP_ALGORITHM_L };
+    *needs = (aip_needs){ 0 };
+    if (asked != AIP_ALGORITHM_AUTO) {
+        aip_algorithm_row_of(asked)->needs(call, budget, needs); /* covers its fallbacks */
+        return;
+    }
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+        if (auto_may_choose(call, candidates[i]))
+            aip_algorithm_row_of(candidates[i])->needs(call, budget, needs);
 }
 
 /* The leader's aggregation space fits in half the smallest budget (the other
@@ -35,17 +78,13 @@ static int leader_fits(const aip_shape *shape, size_t block_bytes, long long min
                (size_t)min_aux_bytes / 2;
 }
 
-int aip_may_choose_leader(AIP_Algorithm asked, size_t block_bytes)
+/* On nodes found: the node-aware algorithm asked for, or auto's choice. */
+static AIP_Algorithm decide_on_nodes(const aip_call *call, AIP_Algorithm asked,
+                                     const aip_shape *shape, long long min_aux_bytes,
+                                     const char **why)
 {
-    return asked == AIP_ALGORITHM_L ||
-           (asked == AIP_ALGORITHM_AUTO && block_bytes <= AIP_AUTO_L_MAX_BYTES);
-}
+    size_t block_bytes = (size_t)call->block_bytes;
 
-AIP_Algorithm aip_decide_node_aware(AIP_Algorithm asked, const aip_shape *shape,
-                                    size_t block_bytes, long long min_aux_bytes,
-                                    const char **why)
-{
-    *why = NULL;
     if (!aip_shape_two_level(shape)) {
         if (asked != AIP_ALGORITHM_AUTO)
             *why = shape->smallest != shape->per_node
@@ -54,14 +93,30 @@ AIP_Algorithm aip_decide_node_aware(AIP_Algorithm asked, const aip_shape *shape,
         return AIP_ALGORITHM_HSA;
     }
     if (asked == AIP_ALGORITHM_AUTO) {
-        if (aip_may_choose_leader(asked, block_bytes) &&
+        if (auto_may_choose(call, AIP_ALGORITHM_L) &&
             leader_fits(shape, block_bytes, min_aux_bytes))
             return AIP_ALGORITHM_L;
-        return block_bytes <= AIP_AUTO_SA_MAX_BYTES ? AIP_ALGORITHM_SA : AIP_ALGORITHM_HSA;
+        return auto_may_choose(call, AIP_ALGORITHM_SA) ? AIP_ALGORITHM_SA : AIP_ALGORITHM_HSA;
     }
     if (asked == AIP_ALGORITHM_L && !leader_fits(shape, block_bytes, min_aux_bytes)) {
         *why = "the leaders' aggregation space exceeds half the aux budget";
         return AIP_ALGORITHM_SA;
+    }
+    return asked;
+}
+
+AIP_Algorithm aip_decide(const aip_call *call, AIP_Algorithm asked, const aip_shape *shape,
+                         long long min_aux_bytes, const char **why)
+{
+    *why = NULL;
+    if (shape)
+        return decide_on_nodes(call, asked, shape, min_aux_bytes, why);
+    if (asked == AIP_ALGORITHM_AUTO)
+        return AIP_ALGORITHM_HSA;
+    if (node_aware(asked)) { /* nothing to move, or not AIP_Alltoall's blocks */
+        if (call->block_bytes < 0)
+            *why = "only AIP_Alltoall with blocks of contiguous bytes runs node-aware";
+        return AIP_ALGORITHM_HSA;
     }
     return asked;
 }

@@ -1,0 +1,128 @@
+/*
+ * call.h - the one pipeline every call goes through.
+ *
+ * A front end (api/) describes the call as one byte range per peer (an
+ * aip_block; a general call has separate receive blocks) and hands it to
+ * the pipeline (pipeline.c), which
+ *   1. checks what one rank can check (options, overlapping blocks) and
+ *      allocates everything the call may need (the aux buffer, O(p) arrays),
+ *      so that a failure there is an error like any other;
+ *   2. agrees with the other ranks, in one MPI_Allreduce (check.c), on
+ *      errors, block sizes, the options all must give alike and the budget:
+ *      every rank returns the same error class before any byte moves;
+ *   3. picks the algorithm (select/) and prepares its run;
+ *   4. runs it: the table row's run function (a schedule through the
+ *      executor of exchange/, a node-aware algorithm of node/, or the
+ *      general algorithm of general/).
+ * Steps 1-3 make a plan; step 4 executes it.  A one-shot call does all four
+ * and frees the plan; AIP_*_init keeps the plan, so that repeated calls with
+ * the same layout pay only for step 4 (no collective besides the exchange).
+ */
+#ifndef AIP_CALL_H
+#define AIP_CALL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "alltoall_inplace.h"
+#include "tunables.h"
+
+/* One peer's block, as the executors see it: bytes [offset, offset + bytes) of buf. */
+typedef struct aip_block {
+    MPI_Aint offset;
+    MPI_Count bytes;
+} aip_block;
+
+/* What the library needs to know of a datatype (datatype.c). */
+typedef struct aip_type_info {
+    MPI_Count size;   /* bytes of data in one element */
+    MPI_Aint extent;  /* stride between consecutive elements */
+    MPI_Aint true_lb; /* offset of the first byte of data */
+    int dense;        /* one element is `size` consecutive bytes, in type-map order */
+} aip_type_info;
+
+/* A call as its front end describes it. */
+typedef struct aip_call {
+    const char *fn; /* public name, for messages */
+    char *buf;      /* NULL for a plan: the buffer comes with each execution */
+    int binds_buffer; /* one-shot: buf is the caller's and checked with the blocks */
+    MPI_Comm comm;  /* the caller's communicator */
+    int rank, size;
+    aip_block *blocks;      /* one per rank; the send blocks of a general call */
+    aip_block *recv_blocks; /* the receive blocks of a general call; == blocks if symmetric */
+    /* AIP_Alltoall's blocks, block j at buf + first_offset + j * block_bytes, when they
+     * are contiguous (the node-aware algorithms need that); -1 for other calls. */
+    MPI_Count block_bytes;
+    MPI_Aint first_offset;
+    const char *sendbuf; /* out of place: the blocks to send, laid out as buf's; else NULL */
+    int error;         /* first error found on this rank: an MPI error class, or MPI_SUCCESS */
+    char message[320]; /* what was wrong */
+} aip_call;
+
+/* The options all ranks must give alike, agreed field by field (check.c). */
+typedef struct aip_choices {
+    int algorithm; /* an AIP_Algorithm, after the front end's normalisation */
+    int ranks_per_node;
+    int requests; /* an AIP_Requests */
+} aip_choices;
+
+/* call.c: describing a call.  general: the call has separate receive blocks
+ * (AIP_Alltoallv_general); buf NULL with binds_buffer 0 describes a plan. */
+int aip_call_begin(aip_call *call, const char *fn, void *buf, int binds_buffer, MPI_Comm comm,
+                   int general);
+void aip_call_set_block(aip_call *call, aip_block *blocks, int peer, int count,
+                        const aip_type_info *type, MPI_Aint displacement, const char *what);
+void aip_call_free(aip_call *call);
+/* Whether the call has separate receive blocks. */
+static inline int aip_call_general(const aip_call *call)
+{
+    return call->recv_blocks != call->blocks;
+}
+/* Report an error an MPI call returned during `what`; returns its class. */
+int aip_raise_mpi_error(aip_call *call, int err, const char *what);
+
+/* errors.c: the one error idiom.  Record the first local error of a call... */
+void aip_call_error(aip_call *call, int error_class, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+/* ...print it, and raise `error_class` on `comm`'s error handler; returns error_class. */
+int aip_raise(MPI_Comm comm, int error_class, const char *fn, const char *message);
+
+/* check.c: collective validation. */
+typedef struct aip_agreement {
+    int error;               /* MPI_SUCCESS or the class every rank returns */
+    int mismatch;            /* block sizes of some pair differ */
+    aip_choices choices;     /* as all ranks gave them (when error is MPI_SUCCESS) */
+    long long min_aux_bytes; /* smallest budget of all ranks */
+} aip_agreement;
+/* Blocks of one kind ("", "send ", "receive ") must not overlap each other. */
+void aip_check_overlap(aip_call *call, const aip_block *blocks, const char *kind);
+int aip_check_collective(aip_call *call, MPI_Comm private_comm, const aip_choices *choices,
+                         long long aux_bytes, aip_agreement *agreement);
+/* Name the pairs whose blocks differ; scratch holds 2p long longs, allocated
+ * before the agreement (so that this collective cannot be left by one rank). */
+int aip_report_mismatch(aip_call *call, MPI_Comm private_comm, long long *scratch);
+
+/* comm.c: the duplicate of a user communicator that carries our messages. */
+int aip_private_comm(MPI_Comm comm, MPI_Comm *private_comm);
+
+/* datatype.c */
+int aip_type_info_get(MPI_Datatype type, aip_type_info *info);
+
+/* api/options.c: like AIP_Options_resolve, saying in `why` what is invalid. */
+int aip_options_resolve(const AIP_Options *options, AIP_Options *resolved, char *why,
+                        size_t why_size);
+int aip_env_debug(void);
+
+/* pipeline.c */
+typedef struct AIP_Plan_s aip_plan;
+/* Steps 1-3 for a described call (collective); the plan takes the call's
+ * arrays.  An error is raised and returned, the same on every rank, and
+ * *plan is then NULL. */
+int aip_plan_create(aip_call *call, const AIP_Options *options, aip_plan **plan);
+/* Step 4 on buf (in place, or from sendbuf out of place). */
+int aip_plan_execute(aip_plan *plan, char *buf, const char *sendbuf);
+void aip_plan_free(aip_plan *plan);
+/* All four steps: create, execute on call->buf, free. */
+int aip_call_run(aip_call *call, const AIP_Options *options);
+
+#endif /* AIP_CALL_H */

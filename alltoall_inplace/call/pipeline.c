@@ -1,0 +1,243 @@
+/*
+ * pipeline.c - the path every call takes once its front end has described
+ * the blocks (call.h): local checks and allocation, the collective
+ * agreement (check.c), the choice of algorithm (select/), and the run of the
+ * algorithm's table row.  The first three make a plan, the last executes
+ * it; a one-shot call does both, AIP_*_init keeps the plan for
+ * AIP_Plan_execute.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "general/general.h"
+#include "node/node_aware.h"
+#include "select/select.h"
+
+/* Chunks for a budget: AIP_PIPELINE_DEPTH of them fit, none larger than the cap. */
+static size_t chunk_bytes_for(long long budget)
+{
+    long long chunk = budget / AIP_PIPELINE_DEPTH;
+    return chunk < 1 ? 1 : chunk > AIP_CHUNK_BYTES_MAX ? (size_t)AIP_CHUNK_BYTES_MAX : (size_t)chunk;
+}
+
+/* What the plan holds besides itself and the call's blocks. */
+static size_t plan_bytes(const aip_plan *plan)
+{
+    size_t p = (size_t)plan->call.size;
+    return plan->space.aux_bytes + (plan->peers ? 2 * p * sizeof(int) : 0) +
+           (plan->segment_blocks ? p * (sizeof(aip_block) + sizeof(MPI_Aint)) : 0) +
+           2 * p * sizeof(long long);
+}
+
+void aip_plan_free(aip_plan *plan)
+{
+    if (!plan)
+        return;
+    aip_general_exchange_free(plan->general);
+    aip_workspace_free(&plan->space);
+    free(plan->peers);
+    free(plan->segment_blocks);
+    free(plan->displacements);
+    free(plan->report);
+    aip_call_free(&plan->call);
+    free(plan);
+}
+
+/* Step 1's allocations, for every algorithm `asked` may turn into. */
+static int allocate(aip_plan *plan, const aip_needs *needs, long long budget)
+{
+    size_t p = (size_t)plan->call.size;
+    int err = MPI_SUCCESS;
+
+    if (!(plan->report = malloc(2 * p * sizeof *plan->report)))
+        err = MPI_ERR_NO_MEM;
+    if (err == MPI_SUCCESS && needs->schedule && !(plan->peers = malloc(2 * p * sizeof(int))))
+        err = MPI_ERR_NO_MEM;
+    if (err == MPI_SUCCESS && needs->segments &&
+        (!(plan->segment_blocks = malloc(p * sizeof *plan->segment_blocks)) ||
+         !(plan->displacements = malloc(p * sizeof *plan->displacements))))
+        err = MPI_ERR_NO_MEM;
+    if (err == MPI_SUCCESS && needs->general)
+        err = aip_general_exchange_alloc(&plan->general, plan->call.rank, plan->call.size);
+    if (err == MPI_SUCCESS)
+        err = aip_workspace_alloc(&plan->space, needs->aux_bytes, needs->ring,
+                                  chunk_bytes_for(budget), plan->call.size);
+    return err;
+}
+
+static void print_decision(const aip_plan *plan, size_t bytes)
+{
+    const aip_nodes *nodes = plan->nodes;
+    char shape[64] = "";
+
+    if (nodes)
+        snprintf(shape, sizeof shape, ", %d nodes of %s%d ranks", nodes->shape.nodes,
+                 nodes->shape.smallest == nodes->shape.per_node ? "" : "up to ",
+                 nodes->shape.per_node);
+    fprintf(stderr,
+            "alltoall_inplace: %s on %d ranks%s: %s%s, aux buffer %zu bytes on rank 0, chunks "
+            "of %zu bytes, %zu bytes held\n",
+            plan->call.fn, plan->call.size, shape, plan->row->name,
+            plan->asked == AIP_ALGORITHM_AUTO ? " (auto)" : "", plan->space.aux_bytes,
+            plan->chunk_bytes, bytes);
+    if (plan->why)
+        fprintf(stderr, "alltoall_inplace: %s instead of %s: %s\n", plan->row->name,
+                AIP_Algorithm_name(plan->asked), plan->why);
+}
+
+/* Steps 2 and 3: agree, then choose and prepare the algorithm. */
+static int agree_and_choose(aip_plan *plan, const aip_choices *choices, long long budget)
+{
+    aip_call *call = &plan->call;
+    aip_agreement agreement;
+    int err;
+
+    if ((err = aip_private_comm(call->comm, &plan->private_comm)) != MPI_SUCCESS ||
+        (err = aip_check_collective(call, plan->private_comm, choices, budget, &agreement)) !=
+            MPI_SUCCESS)
+        return aip_raise_mpi_error(call, err, "the argument check failed");
+    if (agreement.error != MPI_SUCCESS) {
+        if (agreement.mismatch)
+            aip_report_mismatch(call, plan->private_comm, plan->report);
+        return aip_raise(call->comm, agreement.error, call->fn,
+                         call->error != MPI_SUCCESS ? call->message : NULL);
+    }
+
+    plan->asked = (AIP_Algorithm)agreement.choices.algorithm;
+    plan->chunk_bytes = chunk_bytes_for(agreement.min_aux_bytes);
+    if (aip_may_run_node_aware(call, plan->asked) &&
+        (err = aip_nodes_get(call->comm, plan->private_comm, agreement.choices.ranks_per_node,
+                             &plan->nodes)) != MPI_SUCCESS)
+        return aip_raise_mpi_error(call, err, "finding the nodes failed");
+    AIP_Algorithm algorithm =
+        aip_decide(call, plan->asked, plan->nodes ? &plan->nodes->shape : NULL,
+                   agreement.min_aux_bytes, &plan->why);
+    plan->row = aip_algorithm_row_of(algorithm);
+    if (plan->row->kind != AIP_KIND_NODE_AWARE)
+        plan->nodes = NULL;
+    if (plan->row->schedule) {
+        plan->row->schedule->fill(call->rank, call->size, plan->peers);
+        plan->nsteps = plan->row->schedule->nsteps(call->size);
+    }
+    if (call->rank == 0 && aip_env_debug())
+        print_decision(plan, plan_bytes(plan));
+    return MPI_SUCCESS;
+}
+
+int aip_plan_create(aip_call *call, const AIP_Options *options, aip_plan **created)
+{
+    aip_plan *plan = calloc(1, sizeof *plan);
+    char why[320];
+    int err;
+
+    if (created)
+        *created = NULL;
+    if (!plan) { /* a plan of the call's own, so that the agreement below still runs */
+        static const aip_plan empty;
+        aip_plan stand_in = empty;
+        stand_in.call = *call;
+        aip_call_error(&stand_in.call, MPI_ERR_NO_MEM, "cannot allocate a plan");
+        aip_choices none = { AIP_ALGORITHM_AUTO, 0, AIP_REQUESTS_P2P };
+        err = agree_and_choose(&stand_in, &none, 0);
+        aip_call_free(&stand_in.call);
+        return err;
+    }
+    plan->call = *call; /* the plan owns the blocks now */
+
+    /* Step 1: everything that can fail locally, before the agreement. */
+    if (aip_options_resolve(options, &plan->options, why, sizeof why) != MPI_SUCCESS)
+        aip_call_error(&plan->call, MPI_ERR_ARG, "%s", why);
+    call = &plan->call;
+    if (call->error == MPI_SUCCESS) {
+        aip_check_overlap(call, call->blocks, aip_call_general(call) ? "send " : "");
+        if (aip_call_general(call))
+            aip_check_overlap(call, call->recv_blocks, "receive ");
+    }
+    long long budget =
+        plan->options.aux_bytes > 0 ? plan->options.aux_bytes : AIP_AUX_BYTES_MIN;
+    aip_choices choices = {
+        .algorithm = aip_call_general(call) ? AIP_ALGORITHM_GENERAL : plan->options.algorithm,
+        .ranks_per_node = plan->options.ranks_per_node,
+        .requests = plan->options.requests,
+    };
+    if (call->error == MPI_SUCCESS) {
+        aip_needs needs;
+        aip_needs_of(call, (AIP_Algorithm)choices.algorithm, (size_t)budget, &needs);
+        if (allocate(plan, &needs, budget) != MPI_SUCCESS)
+            aip_call_error(call, MPI_ERR_NO_MEM,
+                           "cannot allocate the %zu-byte auxiliary buffer and O(p) arrays",
+                           needs.aux_bytes);
+    }
+
+    if ((err = agree_and_choose(plan, &choices, budget)) != MPI_SUCCESS) {
+        aip_plan_free(plan);
+        return err;
+    }
+    if (created)
+        *created = plan;
+    return MPI_SUCCESS;
+}
+
+int aip_plan_execute(aip_plan *plan, char *buf, const char *sendbuf)
+{
+    int err = plan->row->run(plan, buf, sendbuf);
+    return err == MPI_SUCCESS ? MPI_SUCCESS : aip_raise_mpi_error(&plan->call, err,
+                                                                  "the exchange failed");
+}
+
+int aip_call_run(aip_call *call, const AIP_Options *options)
+{
+    aip_plan *plan;
+    int err;
+
+    if ((err = aip_plan_create(call, options, &plan)) != MPI_SUCCESS)
+        return err;
+    err = aip_plan_execute(plan, plan->call.buf, plan->call.sendbuf);
+    aip_plan_free(plan);
+    return err;
+}
+
+/* ---- Plans, the public face of the pipeline. ---- */
+
+/* Whether a plan's blocks have data to move (so that buf must be a buffer). */
+static int moves_data(const aip_plan *plan)
+{
+    for (int j = 0; j < plan->call.size; j++)
+        if (plan->call.blocks[j].bytes > 0 || plan->call.recv_blocks[j].bytes > 0)
+            return 1;
+    return 0;
+}
+
+int AIP_Plan_execute(AIP_Plan plan, void *buf)
+{
+    if (!plan)
+        return aip_raise(MPI_COMM_NULL, MPI_ERR_ARG, "AIP_Plan_execute", "plan is NULL");
+    /* The plan's arguments were agreed on when it was made; buf is the one
+     * argument left, checked here alone (there is no agreement to spend):
+     * a rank that finds it invalid raises the error, and its partners' exchange
+     * cannot complete, as with any MPI collective given a bad buffer. */
+    if ((!buf || buf == MPI_IN_PLACE) && moves_data(plan))
+        return aip_raise(plan->call.comm, MPI_ERR_BUFFER, "AIP_Plan_execute",
+                         "buf is NULL or MPI_IN_PLACE but the plan's blocks have data");
+    return aip_plan_execute(plan, buf, NULL);
+}
+
+int AIP_Plan_free(AIP_Plan *plan)
+{
+    if (plan) {
+        aip_plan_free(*plan);
+        *plan = NULL;
+    }
+    return MPI_SUCCESS;
+}
+
+AIP_Algorithm AIP_Plan_algorithm(AIP_Plan plan)
+{
+    return plan ? plan->row->algorithm : AIP_ALGORITHM_DEFAULT;
+}
+
+size_t AIP_Plan_bytes(AIP_Plan plan)
+{
+    return plan ? plan_bytes(plan) : 0;
+}

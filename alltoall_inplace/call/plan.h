@@ -1,0 +1,35 @@
+/*
+ * plan.h - a call ready to execute: agreed, its algorithm chosen, its
+ * workspace allocated (pipeline.c).  The run functions of the algorithm
+ * table read it; only the pipeline writes it.
+ */
+#ifndef AIP_PLAN_H
+#define AIP_PLAN_H
+
+#include "call/call.h"
+#include "exchange/exchange.h"
+
+struct aip_algorithm_row;
+struct aip_nodes;
+struct general_exchange;
+
+struct AIP_Plan_s {
+    aip_call call;          /* the layout (call.buf unused: each execution brings one) */
+    MPI_Comm private_comm;  /* where our messages travel (comm.c) */
+    const struct aip_algorithm_row *row; /* what runs */
+    AIP_Algorithm asked;    /* as agreed, normalised */
+    const char *why;        /* why row is not what was asked, or NULL */
+    AIP_Options options;    /* resolved */
+    const struct aip_nodes *nodes; /* node-aware algorithms: the nodes; else NULL */
+    size_t chunk_bytes;     /* agreed by all ranks: the smallest budget's chunks */
+    aip_workspace space;    /* the aux buffer (and the executor's ring) */
+    /* O(p) index space, as the algorithms that may run need it (select.h's aip_needs) */
+    int *peers;                /* a schedule's peers, 2p ... */
+    int nsteps;                /* ... of which a schedule row's run uses nsteps */
+    aip_block *segment_blocks; /* node-aware steps: p blocks ... */
+    MPI_Aint *displacements;   /* ... and p displacements */
+    struct general_exchange *general; /* the general algorithm's state */
+    long long *report;         /* 2p: naming mismatched pairs (check.c) */
+};
+
+#endif /* AIP_PLAN_H */
