@@ -1,0 +1,330 @@
+#!/bin/sh
+# fftw_apply_cost.sh [-n RANKS] [-s "N|N0xN1xN2 ..."] [-v "VARIANT ..."]
+#                    [-r ROUNDS] [-t TIME_REPEAT] [-p measure|estimate|patient] DIR
+# What one apply of an in-place 3D real forward transform costs besides the
+# FFT and the exchange: mpi-bench -s irN0xN1xN2 (default sizes 64, where
+# per-apply setup matters, and 256) on RANKS ranks (default 2), for
+#
+#   stock     FFTW's own in-place transposes (FFTW_MPI_INPLACE_ALGORITHM=off)
+#   hsa       ours, -o inplace=hsa (FFTW_MPI_INPLACE_ALGORITHM=hsa)
+#   general   ours, -o inplace=general (FFTW_MPI_INPLACE_ALGORITHM=general)
+#   lsa, mpich, sa, auto   likewise (not run unless named with -v)
+#
+# printing one table: the time per transform (mpi-bench's own timing: the
+# median and min of its TIME_REPEAT measurements; over ROUNDS runs, the
+# median of the runs' medians and the least min; runs interleaved, the
+# variants' order rotating each round, as the machine is noisy), the
+# planning time (mpi-bench's "setup", median), and from one more run under
+# the PMPI shim bench/mpi_calls.c (LD_PRELOAD) the calls per execute of the
+# timed plan, its first execute left out (lazy setup is shown apart):
+#
+#   coll     collectives, communicator creation/freeing included
+#   besides  those besides the exchange itself (all but MPI_Alltoall/v/w)
+#   p2p      point-to-point messages posted (Send/Isend/Irecv/Sendrecv ...)
+#   local    other MPI calls (Comm_get_attr, Comm_rank, Type_* ...)
+#   waits    completion calls (Wait*, Test*: polling, varies run to run)
+#   malloc   allocations by FFTW, liballtoall_inplace and mpi-bench
+#            (those inside the MPI library: "other" in the details)
+#   getenv   getenv calls (all callers)
+#   1st      collectives of the plan's first execute beyond a later one
+#   plan-ar  MPI_Allreduce calls during planning (FFTW's planner, our
+#            solvers' choice, trial runs), and "env" the getenv calls made
+#            by FFTW during planning: in our solvers' choice, each is one
+#            MPI_Allreduce of the agreement on FFTW_MPI_INPLACE_ALGORITHM
+#
+# Values are means over the ranks, "a-b" where the ranks differ.  Then, per
+# row, every call per execute by function and caller (prog, fftw, aip,
+# other: see bench/mpi_calls.c).
+#
+# DIR: the install prefix of a build (bin/mpi-bench, lib/libfftw3_mpi.so;
+# e.g. build/openmpi/install), its fftw/ stage directory, or the build
+# directory itself.
+#
+#   -n RANKS        default 2
+#   -s SIZES        default "64 256"
+#   -v VARIANTS     default "stock hsa general"
+#   -r ROUNDS       timed runs per size and variant (default 5)
+#   -t TIME_REPEAT  mpi-bench --time-repeat (default 8)
+#   -p PLANNER      default measure
+#
+# Environment: MPIRUN (command taking RANKS then the program; default the
+# build's tests/mpirun.sh if DIR is or is in a build directory, else
+# mpiexec of the MPI libfftw3_mpi links), MPICC (to build the shim; default
+# that MPI's mpicc), SHIM (a built mpi_calls.so instead), AIP_AUX_BYTES (our
+# solvers' budget, default 1M).
+set -eu
+np=2 sizes="64 256" variants="stock hsa general" rounds=5 repeats=8 planner=measure
+usage() {
+    echo "usage: fftw_apply_cost.sh [-n RANKS] [-s SIZES] [-v VARIANTS] [-r ROUNDS]" \
+         "[-t TIME_REPEAT] [-p measure|estimate|patient] DIR" >&2
+    exit 2
+}
+while [ $# -gt 0 ]; do
+    case "$1" in
+    -n) np=$2; shift 2 ;;
+    -s) sizes=$2; shift 2 ;;
+    -v) variants=$2; shift 2 ;;
+    -r) rounds=$2; shift 2 ;;
+    -t) repeats=$2; shift 2 ;;
+    -p) planner=$2; shift 2 ;;
+    -*) usage ;;
+    *) break ;;
+    esac
+done
+[ $# -eq 1 ] || usage
+here=$(cd "$(dirname "$0")" && pwd)
+dir=$(cd "$1" && pwd)
+case "$planner" in measure) planner_opt= ;; *) planner_opt="-o $planner" ;; esac
+
+# ---- What to run -------------------------------------------------------------
+builddir=
+if [ -x "$dir/fftw/bin/mpi-bench" ]; then
+    builddir=$dir fftw=$dir/fftw
+elif [ -e "$dir/bin/mpi-bench" ]; then
+    fftw=$dir
+    [ -f "$dir/../tests/mpirun.sh" ] && builddir=$(cd "$dir/.." && pwd)
+else
+    echo "fftw_apply_cost.sh: no bin/mpi-bench or fftw/bin/mpi-bench in $dir" >&2
+    exit 1
+fi
+mpibench=$fftw/bin/mpi-bench
+fftw_mpi_lib=$fftw/lib/libfftw3_mpi.so
+if ldd "$fftw_mpi_lib" | grep -q 'libmpich'; then
+    flavor=mpich
+elif ldd "$fftw_mpi_lib" | grep -q 'libmpi\.so'; then
+    flavor=openmpi
+else
+    echo "fftw_apply_cost.sh: which MPI does $fftw_mpi_lib link?" >&2
+    exit 1
+fi
+if [ -z "${MPIRUN:-}" ]; then
+    if [ -n "$builddir" ]; then
+        MPIRUN=$builddir/tests/mpirun.sh
+    elif [ "$flavor" = openmpi ]; then
+        MPIRUN="env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec.openmpi --oversubscribe -n"
+    else
+        MPIRUN="mpiexec.mpich -n"
+    fi
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if [ -z "${SHIM:-}" ]; then
+    SHIM=$tmp/mpi_calls.so
+    ${MPICC:-mpicc.$flavor} -O2 -shared -fPIC -o "$SHIM" "$here/mpi_calls.c" -ldl -pthread
+fi
+
+variant_env() {
+    case "$1" in
+    stock) echo FFTW_MPI_INPLACE_ALGORITHM=off ;;
+    *) echo FFTW_MPI_INPLACE_ALGORITHM= ;;
+    esac
+}
+variant_opts() {
+    case "$1" in
+    stock) ;;
+    hsa|lsa|mpich|sa|general|auto) echo "-o inplace=$1" ;;
+    *) echo "fftw_apply_cost.sh: unknown variant $1" >&2; exit 2 ;;
+    esac
+}
+dims_of() { case "$1" in *x*) echo "$1" ;; *) echo "$1x$1x$1" ;; esac; }
+for v in $variants; do variant_opts "$v" > /dev/null; done
+
+# bench OUT PRELOAD SIZE VARIANT: mpi-bench's output (and the shim's lines)
+# in OUT; the exit status
+bench() {
+    out=$1 preload=$2 dims=$(dims_of "$3") v=$4
+    # shellcheck disable=SC2046,SC2086 # word lists
+    env $(variant_env "$v") $MPIRUN "$np" ${preload:+env LD_PRELOAD=$preload} "$mpibench" \
+        $planner_opt --time-repeat "$repeats" $(variant_opts "$v") -v2 -s "ir$dims" \
+        > "$out" 2>&1 || { echo "mpi-bench ir$dims ($v) failed:" >&2; tail -n 20 "$out" >&2; return 1; }
+}
+
+# ---- Header -------------------------------------------------------------------
+commit=
+if [ -n "$builddir" ] && [ -f "$builddir/Makefile" ]; then
+    src=$(sed -n 's/^abs_top_srcdir = //p' "$builddir/Makefile")
+    if [ -n "$src" ] && git -C "$src" rev-parse HEAD > /dev/null 2>&1; then
+        dirty=
+        [ -z "$(git -C "$src" status --porcelain --untracked-files=no)" ] ||
+            dirty=", with uncommitted changes"
+        commit="$(git -C "$src" rev-parse HEAD) ($src$dirty)"
+    fi
+fi
+echo "fftw_apply_cost.sh: mpi-bench -s ir<size> on $np ranks, FFTW_$(echo "$planner" |
+     tr a-z A-Z), aux budget ${AIP_AUX_BYTES:-1M}; $rounds interleaved runs of" \
+     "--time-repeat $repeats per row"
+echo "date:    $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "source:  ${commit:-unknown}"
+echo "FFTW:    $fftw"
+echo "MPI:     $flavor, $(case $flavor in
+     openmpi) ompi_info --version 2>/dev/null | head -n 1 ;;
+     *) mpichversion 2>/dev/null | head -n 1 | tr -s ' \t' ' ' ;; esac), run by $MPIRUN"
+echo "machine: $(uname -n), $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' \
+     /proc/cpuinfo | head -n 1), load average at start $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# ---- Calls, under the shim --------------------------------------------------------
+for s in $sizes; do
+    for v in $variants; do
+        bench "$tmp/calls-$s-$v" "$SHIM" "$s" "$v"
+    done
+done
+
+# ---- Times, interleaved ------------------------------------------------------------
+k=0
+for r in $(seq "$rounds"); do
+    for s in $sizes; do
+        # rotate the variants' order by one each round
+        set -- $variants
+        i=0
+        while [ "$i" -lt $((k % $#)) ]; do
+            first=$1; shift; set -- "$@" "$first"; i=$((i + 1))
+        done
+        for v in "$@"; do
+            bench "$tmp/time" "" "$s" "$v"
+            plan=$(grep -ao 'mpi-transpose-[a-z/]*' "$tmp/time" | sort -u | tr '\n' '+' | sed 's/+$//')
+            awk -v v="$v" -v s="$s" -v plan="${plan:-none}" '
+                function sec(x, u) {
+                    return x * (u ~ /^s/ ? 1 : u ~ /^ms/ ? 1e-3 : u ~ /^us/ ? 1e-6 : 1e-9) }
+                /^Problem:/ { split($0, a, "setup: "); split(a[2], b, " ");
+                              setup = sec(b[1], b[2]) }
+                /^Time: min/ { min = sec($3, $4); median = sec($(NF-1), $NF) }
+                END { printf "%s %s %.9g %.9g %.9g %s\n", s, v, median, min, setup, plan }' \
+                "$tmp/time" >> "$tmp/times"
+        done
+    done
+    k=$((k + 1))
+done
+
+# ---- The table ----------------------------------------------------------------
+echo
+printf '%-14s %-8s %10s %10s %9s |%6s %7s %5s %6s %7s %6s %6s |%4s |%6s %4s  %s\n' \
+    problem variant median min planning coll besides p2p local waits malloc getenv \
+    1st plan-ar env "transposes in the plan"
+for s in $sizes; do
+    for v in $variants; do
+        plan=$(grep -ao 'mpi-transpose-[a-z/]*' "$tmp/calls-$s-$v" | sort -u | tr '\n' ' ')
+        grep -a '^mpi_calls ' "$tmp/calls-$s-$v" > "$tmp/lines" || true
+        awk -v s="$s" -v v="$v" '$1 == s && $2 == v' "$tmp/times" > "$tmp/rows"
+        awk -v problem="ir$(dims_of "$s")" -v v="$v" -v plan="${plan:-(none)}" \
+            -v details="$tmp/details" '
+        function ms(x) {
+            if (x >= 1) return sprintf("%.2f s", x)
+            if (x >= 0.1) return sprintf("%.1f ms", x * 1e3)
+            if (x >= 0.001) return sprintf("%.3f ms", x * 1e3)
+            return sprintf("%.1f us", x * 1e6) }
+        function med(a, n,   i, j, t) {
+            for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) {
+                t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+            return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2 }
+        function num(x) {
+            if (x == int(x)) return sprintf("%d", x)
+            return sprintf(x < 10 ? "%.2f" : "%.1f", x) }
+        # one value over the ranks: "a" or "min-max"
+        function over_ranks(key,   r, lo, hi, x, sum, n) {
+            n = 0; sum = 0
+            for (r = 0; r < nranks; r++) {
+                x = (r SUBSEP key) in per ? per[r, key] : 0
+                if (n == 0 || x < lo) lo = x
+                if (n == 0 || x > hi) hi = x
+                sum += x; n++ }
+            return hi - lo < 0.005 * (hi > 0 ? hi : 1) ? num(sum / n) : num(lo) "-" num(hi) }
+        function add(r, key, x) { per[r, key] += x }
+        BEGIN {
+            split("Allreduce Reduce Bcast Barrier Allgather Allgatherv Gather Gatherv " \
+                  "Scatter Scatterv Alltoall Alltoallv Alltoallw Scan Exscan " \
+                  "Reduce_scatter_block Iallreduce Ibarrier Ialltoall Comm_dup Comm_split " \
+                  "Comm_split_type Comm_create Comm_free", a)
+            for (i in a) coll["MPI_" a[i]] = 1
+            split("Send Ssend Recv Isend Issend Irecv Sendrecv Sendrecv_replace", a)
+            for (i in a) p2p["MPI_" a[i]] = 1
+            split("Wait Waitall Waitany Waitsome Test Testall Probe Iprobe", a)
+            for (i in a) waits["MPI_" a[i]] = 1
+            exchange["MPI_Alltoall"] = exchange["MPI_Alltoallv"] = exchange["MPI_Alltoallw"] = 1
+        }
+        FILENAME ~ /rows$/ { nt++; tmed[nt] = $3; tmin[nt] = $4; tset[nt] = $5
+                             if (!($6 in seen)) { seen[$6] = 1; plans = plans " " $6 }
+                             next }
+        {   # a line of the shim
+            r = $2; sub(/rank=/, "", r); if (r + 1 > nranks) nranks = r + 1
+            phase = $3; sub(/phase=/, "", phase)
+            if (phase == "execute" || phase == "first-execute") {
+                pl = $4; sub(/plan=/, "", pl); n = $5; sub(/n=/, "", n); first = 6
+            } else if (phase == "plan" || phase == "destroy") { n = $4; sub(/n=/, "", n); first = 5 }
+            else first = 4
+            for (i = first; i <= NF; i++) {
+                split($i, kv, "="); key = kv[1]; x = kv[2]
+                if (phase == "execute") { execs[r, pl] = n; count[r, pl, key] = x }
+                else if (phase == "first-execute") firstc[r, pl, key] = x
+                else if (phase == "plan") planc[r, key] += x
+            }
+        }
+        END {
+            # the timed plan: the one executed most, on each rank
+            for (r = 0; r < nranks; r++) {
+                best = ""
+                for (k in execs) { split(k, kk, SUBSEP)
+                    if (kk[1] == r && (best == "" || execs[k] > execs[r, best])) best = kk[2] }
+                if (best == "") continue
+                n = execs[r, best]
+                for (k in count) { split(k, kk, SUBSEP)
+                    if (kk[1] != r || kk[2] != best) continue
+                    key = kk[3]; x = count[k] / n
+                    add(r, "f:" key, x)
+                    if (key ~ /@/) continue
+                    if (key in coll) { add(r, "coll", x); if (!(key in exchange)) add(r, "besides", x) }
+                    else if (key in p2p) add(r, "p2p", x)
+                    else if (key in waits) add(r, "waits", x)
+                    else if (key ~ /^MPI_/) add(r, "local", x)
+                    else if (key == "malloc") add(r, "malloc", x)
+                    else if (key == "getenv") add(r, "getenv", x)
+                    names[key] = 1 }
+                for (k in firstc) { split(k, kk, SUBSEP)
+                    if (kk[1] == r && kk[2] == best && kk[3] in coll) add(r, "first", firstc[k]) }
+                add(r, "first", -per[r, "coll"])
+                add(r, "malloc", -((r SUBSEP "f:malloc@other") in per ? per[r, "f:malloc@other"] : 0))
+                add(r, "planar", planc[r, "MPI_Allreduce"])
+                add(r, "planenv", planc[r, "getenv@fftw"])
+            }
+            for (i = 1; i <= nt; i++) { a1[i] = tmed[i]; a2[i] = tset[i] }
+            mn = tmin[1]; for (i = 2; i <= nt; i++) if (tmin[i] < mn) mn = tmin[i]
+            printf "%-14s %-8s %10s %10s %9s |%6s %7s %5s %6s %7s %6s %6s |%4s |%6s %4s  %s\n",
+                problem, v, nt ? ms(med(a1, nt)) : "-", nt ? ms(mn) : "-",
+                nt ? ms(med(a2, nt)) : "-", over_ranks("coll"), over_ranks("besides"),
+                over_ranks("p2p"), over_ranks("local"), over_ranks("waits"),
+                over_ranks("malloc"), over_ranks("getenv"), over_ranks("first"),
+                over_ranks("planar"), over_ranks("planenv"), plan
+            # the details: per execute, by function and caller
+            line = sprintf("%s %s, per execute (%s executes counted, by rank):", problem, v,
+                           over_ranks_n())
+            nk = 0
+            for (key in names) sorted[++nk] = key
+            for (i = 2; i <= nk; i++) for (j = i; j > 1 && sorted[j-1] > sorted[j]; j--) {
+                t = sorted[j]; sorted[j] = sorted[j-1]; sorted[j-1] = t }
+            for (i = 1; i <= nk; i++) {
+                key = sorted[i]; who = ""
+                split("prog fftw aip other", src, " ")
+                for (j = 1; j <= 4; j++) {
+                    x = over_ranks("f:" key "@" src[j])
+                    if (x != "0") who = who (who == "" ? "" : ", ") src[j] " " x }
+                line = line sprintf("\n    %-22s %8s  (%s)", key, over_ranks("f:" key), who) }
+            times = ""
+            for (i = 1; i <= nt; i++) times = times " " ms(tmed[i])
+            line = line "\n    medians of the runs:" times "\n    transposes in the plans of the timed runs:" plans
+            print line "\n" >> details
+        }
+        function over_ranks_n(   r, k, kk, s) {
+            s = ""
+            for (r = 0; r < nranks; r++) for (k in execs) { split(k, kk, SUBSEP)
+                if (kk[1] == r && execs[k] >= m[r]) m[r] = execs[k] }
+            for (r = 0; r < nranks; r++) s = s (s == "" ? "" : "/") m[r] + 0
+            return s }
+        ' "$tmp/rows" "$tmp/lines"
+    done
+done
+echo
+echo "load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "Calls per execute of the timed plan (its first execute left out), by function and caller:"
+echo
+cat "$tmp/details"
