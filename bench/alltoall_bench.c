@@ -44,11 +44,6 @@
 #include "alltoall_inplace.h"
 #include "bench_util.h"
 
-/* The exchanged element; its value names where it comes from (element_value).
- * Unsigned, so that a rank shifted into the top 16 bits is well defined. */
-typedef uint64_t element;
-#define ELEMENT_TYPE MPI_UINT64_T
-
 #define DEFAULT_BYTES_PER_PROCESS (64LL << 20)
 #define DEFAULT_REPS 10
 #define DEFAULT_SEED 1
@@ -56,7 +51,6 @@ typedef uint64_t element;
 #define LIBRARY_AUX_BYTES (1LL << 20) /* budget of the mpich, lsa and hsa rows */
 #define MAX_AUX_BUDGETS 16
 #define AUX_ALL (-1LL)   /* --aux "all": a budget as large as the largest buffer */
-#define MAX_RANKS 65535  /* element_value keeps a rank in 16 bits */
 
 /* Symmetric scaling of the random weights (build_random_layout). */
 #define BALANCE_MAX_ITERATIONS 1000
@@ -156,7 +150,7 @@ static int parse_aux_budgets(const char *list, options *opt, char *why, size_t w
     opt->n_aux = 0;
     while ((got = next_item(&list, item, sizeof item)) > 0) {
         long long budget = AUX_ALL;
-        if (strcmp(item, "all") != 0 && (budget = parse_bytes(item)) < 0) {
+        if (strcmp(item, "all") != 0 && (budget = aip_parse_bytes(item)) < 0) {
             snprintf(why, why_size, "aux budget \"%s\" is neither a size nor \"all\"", item);
             return 0;
         }
@@ -178,7 +172,7 @@ static int apply_option(options *opt, const char *name, const char *value, char 
     unsigned long long number;
 
     if (is_option(name, "-s", "--size")) {
-        opt->bytes_per_process = parse_bytes(value);
+        opt->bytes_per_process = aip_parse_bytes(value);
         if (opt->bytes_per_process < (long long)sizeof(element)) {
             snprintf(why, why_size, "SIZE \"%s\" is not a size of at least %zu bytes", value,
                      sizeof(element));
@@ -242,11 +236,8 @@ static parse_status parse_options(int argc, char **argv, options *opt, char *why
 /* What the options ask must fit the machine: p, and int element counts and displacements. */
 static parse_status check_options_fit(const options *opt, int nprocs, char *why, size_t why_size)
 {
-    if (nprocs > MAX_RANKS) {
-        snprintf(why, why_size, "%d processes; the data pattern has room for %d", nprocs,
-                 MAX_RANKS);
+    if (check_ranks_fit(nprocs, why, why_size) != PARSE_OK)
         return PARSE_ERROR;
-    }
     if (opt->bytes_per_process / (long long)sizeof(element) > INT_MAX) {
         snprintf(why, why_size, "SIZE must be below %lld bytes (MPI counts are int)",
                  ((long long)INT_MAX + 1) * (long long)sizeof(element));
@@ -387,39 +378,6 @@ static void free_layout(layout *l)
     free(l->displs);
 }
 
-/* ---- Data pattern ---- */
-
-/* Element k of the block that rank src sends to rank dst. */
-static element element_value(int src, int dst, int k)
-{
-    return (uint64_t)src << 48 | (uint64_t)dst << 32 | (uint32_t)k;
-}
-
-/* Before an exchange, block j of rank r holds what r sends to j. */
-static void fill_send_pattern(element *buf, const layout *l)
-{
-    for (int j = 0; j < l->nprocs; j++)
-        for (int k = 0; k < l->counts[j]; k++)
-            buf[l->displs[j] + k] = element_value(l->rank, j, k);
-}
-
-/* Elements not where an exchange puts them: block j of rank r must hold what j sent to r. */
-static long long count_misplaced(const element *buf, const layout *l)
-{
-    long long misplaced = 0;
-
-    for (int j = 0; j < l->nprocs; j++)
-        for (int k = 0; k < l->counts[j]; k++)
-            misplaced += buf[l->displs[j] + k] != element_value(j, l->rank, k);
-    return misplaced;
-}
-
-/* All bits set: k = 2^32 - 1 never occurs since counts are ints. */
-static void poison(element *buf, const layout *l)
-{
-    memset(buf, 0xff, sizeof(element) * (size_t)l->elements);
-}
-
 /* ---- Running a method ---- */
 
 static int sendrecv_replace_alltoall(element *buf, const layout *l, MPI_Comm comm)
@@ -429,7 +387,7 @@ static int sendrecv_replace_alltoall(element *buf, const layout *l, MPI_Comm com
         int peer = (i - l->rank + l->nprocs) % l->nprocs;
         if (peer == l->rank)
             continue;
-        int err = MPI_Sendrecv_replace(buf + l->displs[peer], l->counts[peer], ELEMENT_TYPE,
+        int err = MPI_Sendrecv_replace(buf + l->displs[peer], l->counts[peer], ELEMENT_MPI_TYPE,
                                        peer, 0, peer, 0, comm, MPI_STATUS_IGNORE);
         if (err != MPI_SUCCESS)
             return err;
@@ -445,8 +403,8 @@ static int library_alltoall(const method *m, element *buf, const layout *l, MPI_
     aip_options.algorithm = m->algorithm;
     aip_options.aux_bytes = m->aux_bytes;
     if (l->equal)
-        return AIP_Alltoall_opt(buf, l->equal_count, ELEMENT_TYPE, comm, &aip_options);
-    return AIP_Alltoallv_opt(buf, l->counts, l->displs, ELEMENT_TYPE, comm, &aip_options);
+        return AIP_Alltoall_opt(buf, l->equal_count, ELEMENT_MPI_TYPE, comm, &aip_options);
+    return AIP_Alltoallv_opt(buf, l->counts, l->displs, ELEMENT_MPI_TYPE, comm, &aip_options);
 }
 
 /* One exchange; the result is in recvbuf for mpi-oop and in buf for all others. */
@@ -456,16 +414,16 @@ static int exchange_once(const method *m, const layout *l, element *buf, element
     switch (m->family) {
     case FAMILY_MPI_OOP:
         if (l->equal)
-            return MPI_Alltoall(buf, l->equal_count, ELEMENT_TYPE, recvbuf, l->equal_count,
-                                ELEMENT_TYPE, comm);
-        return MPI_Alltoallv(buf, l->counts, l->displs, ELEMENT_TYPE, recvbuf, l->counts,
-                             l->displs, ELEMENT_TYPE, comm);
+            return MPI_Alltoall(buf, l->equal_count, ELEMENT_MPI_TYPE, recvbuf, l->equal_count,
+                                ELEMENT_MPI_TYPE, comm);
+        return MPI_Alltoallv(buf, l->counts, l->displs, ELEMENT_MPI_TYPE, recvbuf, l->counts,
+                             l->displs, ELEMENT_MPI_TYPE, comm);
     case FAMILY_MPI_INPLACE: /* the send arguments are ignored; pass valid ones anyway */
         if (l->equal)
-            return MPI_Alltoall(MPI_IN_PLACE, l->equal_count, ELEMENT_TYPE, buf, l->equal_count,
-                                ELEMENT_TYPE, comm);
-        return MPI_Alltoallv(MPI_IN_PLACE, l->counts, l->displs, ELEMENT_TYPE, buf, l->counts,
-                             l->displs, ELEMENT_TYPE, comm);
+            return MPI_Alltoall(MPI_IN_PLACE, l->equal_count, ELEMENT_MPI_TYPE, buf, l->equal_count,
+                                ELEMENT_MPI_TYPE, comm);
+        return MPI_Alltoallv(MPI_IN_PLACE, l->counts, l->displs, ELEMENT_MPI_TYPE, buf, l->counts,
+                             l->displs, ELEMENT_MPI_TYPE, comm);
     case FAMILY_SENDRECV_REPLACE:
         return sendrecv_replace_alltoall(buf, l, comm);
     default:
@@ -482,9 +440,9 @@ typedef struct result {
 /* Re-initialised before every call, so that the check after the last one tests that call. */
 static void prepare_data(const layout *l, element *buf, element *recvbuf)
 {
-    fill_send_pattern(buf, l);
+    fill_send_regions(buf, l->rank, l->nprocs, l->counts, l->displs);
     if (recvbuf)
-        poison(recvbuf, l);
+        poison_elements(recvbuf, (size_t)l->elements);
 }
 
 /*
@@ -498,9 +456,7 @@ static result benchmark_method(const method *m, const layout *l, int reps, eleme
     element *recvbuf = NULL;
     result r;
 
-    release_free_memory();
-    (void)reset_peak_rss(); /* works or not as the probe in main found; the header says which */
-    long long rss_before_kib = read_status_kib("VmRSS:");
+    long long rss_before = start_peak_measurement();
     if (m->family == FAMILY_MPI_OOP) /* after the reset: its pages count */
         recvbuf = allocate_or_abort(sizeof(element) * (size_t)l->elements, "receive buffer");
 
@@ -514,15 +470,11 @@ static result benchmark_method(const method *m, const layout *l, int reps, eleme
         check_mpi(exchange_once(m, l, buf, recvbuf, comm), m->name);
         times[rep] = MPI_Wtime() - start;
     }
-    long long peak_kib = read_status_kib("VmHWM:");
+    r.extra_mib = peak_growth_mib(rss_before, comm);
 
-    long long misplaced = count_misplaced(recvbuf ? recvbuf : buf, l);
-    double extra_mib = peak_kib >= 0 && rss_before_kib >= 0
-                           ? (double)(peak_kib - rss_before_kib) / 1024.0
-                           : -1.0;
+    long long misplaced = count_misplaced_regions(recvbuf ? recvbuf : buf, l->rank, l->nprocs,
+                                                  l->counts, l->displs, NULL);
     r.time = summarise_slowest(times, reps, comm);
-    check_mpi(MPI_Allreduce(&extra_mib, &r.extra_mib, 1, MPI_DOUBLE, MPI_MAX, comm),
-              "MPI_Allreduce (memory)");
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, &misplaced, 1, MPI_LONG_LONG, MPI_SUM, comm),
               "MPI_Allreduce (check)");
     r.ok = misplaced == 0;
@@ -688,7 +640,7 @@ static int run_benchmark(const options *opt, MPI_Comm comm)
         csv = open_csv(opt->csv_path);
 
     element *buf = allocate_or_abort(sizeof(element) * (size_t)l.elements, "data buffer");
-    fill_send_pattern(buf, &l); /* resident before any memory is measured */
+    prepare_data(&l, buf, NULL); /* resident before any memory is measured */
     int peak_reset_works = probe_peak_reset(comm);
     if (l.rank == 0)
         print_header(opt, &l, peak_reset_works);

@@ -62,11 +62,6 @@
 #define UNDER_SMPI 0
 #endif
 
-/* The exchanged element: source rank, destination rank and index (element_value). */
-typedef uint64_t element;
-#define ELEMENT_TYPE MPI_UINT64_T
-#define MAX_RANKS 65535 /* a rank has 16 bits of an element */
-
 #define DEFAULT_MIN_BYTES 8LL
 #define DEFAULT_MAX_BYTES (1LL << 20)
 #define DEFAULT_LARGE_BYTES 8192LL /* from here on, the "large" iteration counts */
@@ -183,7 +178,7 @@ static int parse_methods(const char *list, options *opt, char *why, size_t why_s
 static int parse_size(const char *value, const char *what, long long min, long long *bytes,
                       char *why, size_t why_size)
 {
-    *bytes = parse_bytes(value);
+    *bytes = aip_parse_bytes(value);
     if (*bytes < min) {
         snprintf(why, why_size, "%s \"%s\" is not a size of at least %lld bytes", what, value,
                  min);
@@ -285,11 +280,8 @@ static parse_status parse_options(int argc, char **argv, options *opt, char *why
 /* The sizes and the process count must fit int counts and the data pattern. */
 static parse_status check_options_fit(const options *opt, int nprocs, char *why, size_t why_size)
 {
-    if (nprocs > MAX_RANKS) {
-        snprintf(why, why_size, "%d processes; the data pattern has room for %d", nprocs,
-                 MAX_RANKS);
+    if (check_ranks_fit(nprocs, why, why_size) != PARSE_OK)
         return PARSE_ERROR;
-    }
     if (opt->max_bytes / (long long)sizeof(element) * nprocs > INT_MAX) {
         snprintf(why, why_size, "--max is too large for int counts on %d processes", nprocs);
         return PARSE_ERROR;
@@ -298,30 +290,6 @@ static parse_status check_options_fit(const options *opt, int nprocs, char *why,
 }
 
 /* ---- Data ---- */
-
-static element element_value(int src, int dst, long long k)
-{
-    return (uint64_t)src << 48 | (uint64_t)dst << 32 | (uint32_t)k;
-}
-
-/* Block j of rank `rank` holds what it sends to j. */
-static void fill_send_pattern(element *buf, int count, int rank, int nprocs)
-{
-    for (int j = 0; j < nprocs; j++)
-        for (int k = 0; k < count; k++)
-            buf[(size_t)j * (size_t)count + (size_t)k] = element_value(rank, j, k);
-}
-
-/* After the exchange, block j must hold what rank j sent to this rank. */
-static long long count_misplaced(const element *buf, int count, int rank, int nprocs)
-{
-    long long misplaced = 0;
-
-    for (int j = 0; j < nprocs; j++)
-        for (int k = 0; k < count; k++)
-            misplaced += buf[(size_t)j * (size_t)count + (size_t)k] != element_value(j, rank, k);
-    return misplaced;
-}
 
 /* The buffers of one size; `shared` ones (SMPI only) hold garbage. */
 typedef struct buffers {
@@ -360,9 +328,10 @@ static int exchange_once(const method *m, const options *opt, element *buf, elem
 
     switch (m->kind) {
     case MPI_INPLACE: /* the send arguments are ignored; pass valid ones anyway */
-        return MPI_Alltoall(MPI_IN_PLACE, count, ELEMENT_TYPE, buf, count, ELEMENT_TYPE, comm);
+        return MPI_Alltoall(MPI_IN_PLACE, count, ELEMENT_MPI_TYPE, buf, count, ELEMENT_MPI_TYPE,
+                            comm);
     case MPI_OOP:
-        return MPI_Alltoall(buf, count, ELEMENT_TYPE, recvbuf, count, ELEMENT_TYPE, comm);
+        return MPI_Alltoall(buf, count, ELEMENT_MPI_TYPE, recvbuf, count, ELEMENT_MPI_TYPE, comm);
     default:
         break;
     }
@@ -371,8 +340,8 @@ static int exchange_once(const method *m, const options *opt, element *buf, elem
     aip.aux_bytes = opt->aux_bytes;
     aip.ranks_per_node = opt->ranks_per_node;
     if (m->kind == AIP_INPLACE)
-        return AIP_Alltoall_opt(buf, count, ELEMENT_TYPE, comm, &aip);
-    return AIP_Alltoall_oop_opt(buf, recvbuf, count, ELEMENT_TYPE, comm, &aip);
+        return AIP_Alltoall_opt(buf, count, ELEMENT_MPI_TYPE, comm, &aip);
+    return AIP_Alltoall_oop_opt(buf, recvbuf, count, ELEMENT_MPI_TYPE, comm, &aip);
 }
 
 /* One method at one size. */
@@ -429,7 +398,7 @@ static result benchmark_method(const method *m, const options *opt, const buffer
     check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
     check_mpi(MPI_Comm_size(comm, &nprocs), "MPI_Comm_size");
     if (!b->shared) /* the previous method left a transposed or garbled buffer */
-        fill_send_pattern(b->buf, count, rank, nprocs);
+        fill_send_blocks(b->buf, rank, nprocs, (size_t)count);
 
     /* An in-place alltoall is its own inverse, so a refill before the last
      * call (untimed, between two barriers) gives it a known input. */
@@ -437,9 +406,9 @@ static result benchmark_method(const method *m, const options *opt, const buffer
     if (err == MPI_SUCCESS)
         err = run_calls(m, opt, b, count, iterations - check, &elapsed, comm);
     if (err == MPI_SUCCESS && check) {
-        fill_send_pattern(b->buf, count, rank, nprocs);
+        fill_send_blocks(b->buf, rank, nprocs, (size_t)count);
         if (b->recvbuf)
-            memset(b->recvbuf, 0xff, sizeof(element) * (size_t)count * (size_t)nprocs);
+            poison_elements(b->recvbuf, (size_t)count * (size_t)nprocs);
         err = run_calls(m, opt, b, count, 1, &elapsed, comm);
     }
 
@@ -461,7 +430,8 @@ static result benchmark_method(const method *m, const options *opt, const buffer
     check_mpi(MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce");
     r.avg_us = sum / nprocs;
     if (check) {
-        r.misplaced = count_misplaced(is_oop(m) ? b->recvbuf : b->buf, count, rank, nprocs);
+        r.misplaced = count_misplaced_blocks(is_oop(m) ? b->recvbuf : b->buf, rank, nprocs,
+                                             (size_t)count, NULL);
         check_mpi(MPI_Allreduce(MPI_IN_PLACE, &r.misplaced, 1, MPI_LONG_LONG, MPI_SUM, comm),
                   "MPI_Allreduce (check)");
     }

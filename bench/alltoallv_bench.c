@@ -30,7 +30,8 @@
  * time, in rounds: each process asks (MPI_Alltoall) the sender of its current
  * region for as many bytes as fit below the packed data, or into the aux
  * buffer when none fit, the bytes move (Isend/Irecv), and the senders re-pack.
- * naive_alltoallv() says why it is correct and never stalls.
+ * naive_alltoallv.c says why it is correct and never stalls;
+ * tests/naive_alltoallv_test checks it against MPI_Alltoallv.
  *
  * How to read the output: one line per variant and configuration, columns
  * separated by blanks, comments starting with '#' (gnuplot and awk read it
@@ -55,11 +56,7 @@
 
 #include "alltoall_inplace.h"
 #include "bench_util.h"
-
-/* The exchanged element; its value names where it comes from (element_value). */
-typedef uint64_t element;
-#define ELEMENT_TYPE MPI_UINT64_T
-#define POISON ((element)-1) /* never a value: counts are ints, so k < 2^31 */
+#include "naive_alltoallv.h"
 
 #define DEFAULT_BYTES_PER_PROCESS (16LL << 20)
 #define DEFAULT_REPS 5
@@ -69,9 +66,6 @@ typedef uint64_t element;
 #define DEFAULT_BUFFERS "0"
 #define DEFAULT_REQUESTS "p2p"
 #define MAX_LIST 16      /* items of each option list */
-#define MAX_RANKS 65535  /* element_value keeps a rank in 16 bits */
-#define NAIVE_AUX_MIN 128LL /* budget 0: the library's smallest workable buffer */
-#define NAIVE_TAG 4711
 
 /* ---- Options ---- */
 
@@ -132,7 +126,7 @@ static int parse_budget(const char *text, budget_spec *budget)
         return end == text + length - 1 && budget->percent >= 0 && budget->percent <= 1e6;
     }
     budget->percent = -1;
-    budget->bytes = parse_bytes(text);
+    budget->bytes = aip_parse_bytes(text);
     return budget->bytes >= 0;
 }
 
@@ -207,7 +201,7 @@ static int apply_option(options *opt, const char *name, const char *value, char 
     int n;
 
     if (is_option(name, "-s", "--size")) {
-        opt->bytes_per_process = parse_bytes(value);
+        opt->bytes_per_process = aip_parse_bytes(value);
         if (opt->bytes_per_process < (long long)sizeof(element)) {
             snprintf(why, why_size, "SIZE \"%s\" is not a size of at least %zu bytes", value,
                      sizeof(element));
@@ -220,8 +214,9 @@ static int apply_option(options *opt, const char *name, const char *value, char 
         }
         opt->reps = (int)number;
     } else if (is_option(name, "-k", "--sparse")) {
-        if (!parse_number(value, 0, MAX_RANKS, &number)) {
-            snprintf(why, why_size, "K \"%s\" is not a number from 0 to %d", value, MAX_RANKS);
+        if (!parse_number(value, 0, ELEMENT_MAX_RANKS, &number)) {
+            snprintf(why, why_size, "K \"%s\" is not a number from 0 to %d", value,
+                     ELEMENT_MAX_RANKS);
             return 0;
         }
         opt->sparse_k = (int)number;
@@ -283,11 +278,8 @@ static parse_status parse_options(int argc, char **argv, options *opt, char *why
 /* What the options ask must fit the machine: p, K, and int element counts. */
 static parse_status check_options_fit(const options *opt, int nprocs, char *why, size_t why_size)
 {
-    if (nprocs > MAX_RANKS) {
-        snprintf(why, why_size, "%d processes; the data pattern has room for %d", nprocs,
-                 MAX_RANKS);
+    if (check_ranks_fit(nprocs, why, why_size) != PARSE_OK)
         return PARSE_ERROR;
-    }
     if (opt->sparse_k > nprocs - 1) {
         snprintf(why, why_size, "-k %d: K must be at most p - 1 = %d", opt->sparse_k,
                  nprocs - 1);
@@ -446,232 +438,10 @@ static void free_layout(layout *l)
     free(l->rdispls);
 }
 
-/* Element k of the message rank src sends to rank dst. */
-static element element_value(int src, int dst, int k)
-{
-    return (uint64_t)src << 48 | (uint64_t)dst << 32 | (uint32_t)k;
-}
-
-/* Before an exchange: the send regions hold the messages, the rest POISON. */
-static void fill_send_pattern(element *buf, const layout *l)
-{
-    for (long long i = l->sent; i < l->elements; i++)
-        buf[i] = POISON;
-    for (int j = 0; j < l->nprocs; j++)
-        for (int k = 0; k < l->scounts[j]; k++)
-            buf[l->sdispls[j] + k] = element_value(l->rank, j, k);
-}
-
 /* Elements of the receive regions that do not hold what their sender sent. */
-static long long count_misplaced(const element *buf, const layout *l)
+static long long misplaced_received(const element *buf, const layout *l)
 {
-    long long misplaced = 0;
-
-    for (int j = 0; j < l->nprocs; j++)
-        for (int k = 0; k < l->rcounts[j]; k++)
-            misplaced += buf[l->rdispls[j] + k] != element_value(j, l->rank, k);
-    return misplaced;
-}
-
-/* Whether every receive region of buf equals the reference's, byte for byte. */
-static int same_as_reference(const element *buf, const element *reference, const layout *l)
-{
-    for (int j = 0; j < l->nprocs; j++)
-        if (memcmp(buf + l->rdispls[j], reference + l->rdispls[j],
-                   sizeof(element) * (size_t)l->rcounts[j]) != 0)
-            return 0;
-    return 1;
-}
-
-/* ---- The naive bounded-memory exchange ---- */
-
-/* A message's place in the buffer, in bytes. */
-typedef struct region {
-    long long offset, bytes;
-    int rank;
-} region;
-
-static int compare_regions(const void *a, const void *b)
-{
-    long long x = ((const region *)a)->offset, y = ((const region *)b)->offset;
-    return (x > y) - (x < y);
-}
-
-/* The nonempty messages of counts/displs, in ascending address order; returns how many. */
-static int sorted_regions(const int *counts, const int *displs, int p, region *regions)
-{
-    int n = 0;
-
-    for (int j = 0; j < p; j++)
-        if (counts[j] > 0)
-            regions[n++] = (region){ (long long)displs[j] * (long long)sizeof(element),
-                                     (long long)counts[j] * (long long)sizeof(element), j };
-    qsort(regions, (size_t)n, sizeof *regions, compare_regions);
-    return n;
-}
-
-/*
- * Moves the disjoint regions `out`, in ascending address order, up against
- * `end`, keeping their order, and returns the lowest byte they then occupy.
- * Moving the highest first never overwrites a region not yet moved: each
- * lands at or above where it was (everything above it has been packed) and
- * below the regions already moved.
- */
-static long long pack_regions(char *buf, region *out, int n, long long end)
-{
-    for (int i = n - 1; i >= 0; i--) {
-        end -= out[i].bytes;
-        if (end != out[i].offset && out[i].bytes > 0)
-            memmove(buf + end, buf + out[i].offset, (size_t)out[i].bytes);
-        out[i].offset = end;
-    }
-    return end;
-}
-
-static long long min_ll(long long a, long long b)
-{
-    return a < b ? a : b;
-}
-
-/*
- * The naive in-place exchange with an aux buffer of aux_bytes (at least
- * NAIVE_AUX_MIN); returns an MPI error code and the number of rounds.
- *
- * Outgoing messages are packed against the end of the buffer, so all free
- * space lies below them; receive regions are filled one at a time in
- * ascending address order, so everything below the fill point t of the
- * current region is final and everything in [t, bottom of the packed data)
- * is free.  Each round, a process asks the sender of its current region for
- * as many bytes as fit in that free space, or, when none do (or the aux
- * buffer still holds bytes of this region that must land first), as many as
- * fit in the aux buffer; one MPI_Alltoall carries these requests and whether
- * each process still expects data, the bytes move with Isend/Irecv, and each
- * sender re-packs its remaining data, which grows the free space.  No byte is
- * ever written over unsent data.
- *
- * It never stalls: if no process could ask for a byte or move one from its
- * aux buffer, every process still expecting data would hold aux data and have
- * its packed data reach down to its fill point t, so it would still have to
- * send at least the N - t bytes above t, more than the bytes it still expects
- * (all of which belong above t, minus what waits in aux).  Summed over all
- * processes, more bytes would be unsent than not yet arrived: impossible, as
- * the two are equal after every round.  Extra memory: the aux buffer and O(p).
- */
-static int naive_alltoallv(element *data, const layout *l, long long aux_bytes, MPI_Comm comm,
-                           long long *rounds)
-{
-    char *buf = (char *)data;
-    int p = l->nprocs;
-    long long size = l->elements * (long long)sizeof(element);
-    long long aux_size = aux_bytes > NAIVE_AUX_MIN ? aux_bytes : NAIVE_AUX_MIN;
-    region *out = allocate_or_abort(sizeof(region) * (size_t)p, "naive state");
-    region *in = allocate_or_abort(sizeof(region) * (size_t)p, "naive state");
-    int *out_index = allocate_or_abort(sizeof(int) * (size_t)p, "naive state");
-    int *mine = allocate_or_abort(sizeof(int) * 2 * (size_t)p, "naive state");
-    int *theirs = allocate_or_abort(sizeof(int) * 2 * (size_t)p, "naive state");
-    MPI_Request *requests = allocate_or_abort(sizeof(MPI_Request) * ((size_t)p + 1),
-                                              "naive state");
-    /* not MPI_STATUSES_IGNORE: gcc 12 misreads MPICH's constant */
-    MPI_Status *statuses = allocate_or_abort(sizeof(MPI_Status) * ((size_t)p + 1),
-                                             "naive state");
-    char *aux = allocate_or_abort((size_t)aux_size, "naive aux buffer");
-    int err = MPI_SUCCESS;
-
-    int n_out = sorted_regions(l->scounts, l->sdispls, p, out);
-    int n_in = sorted_regions(l->rcounts, l->rdispls, p, in);
-    for (int j = 0; j < p; j++)
-        out_index[j] = -1;
-    for (int i = 0; i < n_out; i++)
-        out_index[out[i].rank] = i;
-    long long bottom = pack_regions(buf, out, n_out, size);
-
-    /* The current receive region in[cur]: bytes placed at its start, bytes arrived
-     * (placed, then aux_used more in aux, in order). */
-    int cur = 0;
-    long long placed = 0, arrived = 0, aux_used = 0;
-    for (*rounds = 0;; ++*rounds) {
-        /* Move what the aux buffer holds into free space; skip finished regions. */
-        while (cur < n_in) {
-            long long t = in[cur].offset + placed, room = bottom - t;
-            if (aux_used > 0 && room > 0) {
-                long long m = min_ll(room, aux_used);
-                memcpy(buf + t, aux, (size_t)m);
-                memmove(aux, aux + m, (size_t)(aux_used - m));
-                placed += m;
-                aux_used -= m;
-            }
-            if (placed < in[cur].bytes)
-                break;
-            cur++; /* all of it placed, so aux is empty */
-            placed = arrived = 0;
-        }
-
-        /* What to ask for, and where it goes. */
-        int source = -1;
-        long long ask = 0;
-        char *into = NULL;
-        int direct = 0;
-        if (cur < n_in) {
-            long long t = in[cur].offset + placed, room = bottom - t;
-            source = in[cur].rank;
-            direct = aux_used == 0 && room > 0;
-            ask = min_ll(in[cur].bytes - arrived, direct ? room : aux_size - aux_used);
-            ask = min_ll(ask, INT_MAX);
-            into = direct ? buf + t : aux + aux_used;
-        }
-        for (int j = 0; j < p; j++) {
-            mine[2 * j] = j == source ? (int)ask : 0;
-            mine[2 * j + 1] = cur < n_in;
-        }
-        if ((err = MPI_Alltoall(mine, 2, MPI_INT, theirs, 2, MPI_INT, comm)) != MPI_SUCCESS)
-            break;
-        int expecting = 0;
-        for (int j = 0; j < p; j++)
-            expecting |= theirs[2 * j + 1];
-        if (!expecting)
-            break;
-
-        /* The bytes asked for: from the low end of each packed message. */
-        int n_requests = 0, sent = 0;
-        if (ask > 0)
-            err = MPI_Irecv(into, (int)ask, MPI_BYTE, source, NAIVE_TAG, comm,
-                            &requests[n_requests++]);
-        for (int j = 0; j < p && err == MPI_SUCCESS; j++) {
-            int give = theirs[2 * j];
-            if (give == 0)
-                continue;
-            region *r = out_index[j] < 0 ? NULL : &out[out_index[j]];
-            if (!r || give > r->bytes)
-                fail("naive: rank %d asks for %d bytes, %lld left for it", j, give,
-                     r ? r->bytes : 0LL);
-            err = MPI_Isend(buf + r->offset, give, MPI_BYTE, j, NAIVE_TAG, comm,
-                            &requests[n_requests++]);
-            r->offset += give;
-            r->bytes -= give;
-            sent = 1;
-        }
-        if (err == MPI_SUCCESS)
-            err = MPI_Waitall(n_requests, requests, statuses);
-        if (err != MPI_SUCCESS)
-            break;
-        arrived += ask;
-        if (direct)
-            placed += ask;
-        else
-            aux_used += ask;
-        if (sent)
-            bottom = pack_regions(buf, out, n_out, size);
-    }
-
-    free(out);
-    free(in);
-    free(out_index);
-    free(mine);
-    free(theirs);
-    free(requests);
-    free(statuses);
-    free(aux);
-    return err;
+    return count_misplaced_regions(buf, l->rank, l->nprocs, l->rcounts, l->rdispls, NULL);
 }
 
 /* ---- Variants ---- */
@@ -747,13 +517,14 @@ static int exchange_once(const variant *v, const layout *l, element *buf, elemen
 {
     switch (v->kind) {
     case VARIANT_OOP:
-        return MPI_Alltoallv(buf, l->scounts, l->sdispls, ELEMENT_TYPE, recvbuf, l->rcounts,
-                             l->rdispls, ELEMENT_TYPE, comm);
+        return MPI_Alltoallv(buf, l->scounts, l->sdispls, ELEMENT_MPI_TYPE, recvbuf, l->rcounts,
+                             l->rdispls, ELEMENT_MPI_TYPE, comm);
     case VARIANT_INPLACE:
         return AIP_Alltoallv_general_opt(buf, l->scounts, l->sdispls, l->rcounts, l->rdispls,
-                                         ELEMENT_TYPE, comm, &v->aip);
+                                         ELEMENT_MPI_TYPE, comm, &v->aip);
     default:
-        return naive_alltoallv(buf, l, v->budget, comm, rounds);
+        return naive_alltoallv(buf, l->scounts, l->sdispls, l->rcounts, l->rdispls,
+                               ELEMENT_MPI_TYPE, comm, v->budget, rounds);
     }
 }
 
@@ -767,10 +538,10 @@ typedef struct result {
 /* Re-initialised before every call, so that each call starts from the same data. */
 static void prepare_data(const layout *l, element *buf, element *recvbuf)
 {
-    fill_send_pattern(buf, l);
+    fill_send_regions(buf, l->rank, l->nprocs, l->scounts, l->sdispls);
+    poison_elements(buf + l->sent, (size_t)(l->elements - l->sent));
     if (recvbuf)
-        for (long long i = 0; i < l->elements; i++)
-            recvbuf[i] = POISON;
+        poison_elements(recvbuf, (size_t)l->elements);
 }
 
 /*
@@ -789,9 +560,7 @@ static result run_variant(const variant *v, const layout *l, int reps, element *
     int same = 1;
     result r;
 
-    release_free_memory();
-    (void)reset_peak_rss(); /* works or not as the probe in main found; the header says which */
-    long long rss_before_kib = read_status_kib("VmRSS:");
+    long long rss_before = start_peak_measurement();
     if (v->kind == VARIANT_OOP)
         recvbuf = allocate_or_abort(sizeof(element) * (size_t)l->elements, "receive buffer");
 
@@ -805,19 +574,14 @@ static result run_variant(const variant *v, const layout *l, int reps, element *
             times[rep] = elapsed;
         if (rep == -1 || rep == reps - 1) {
             if (v->kind == VARIANT_OOP)
-                misplaced += count_misplaced(recvbuf, l);
+                misplaced += misplaced_received(recvbuf, l);
             else
-                same &= same_as_reference(buf, *reference, l);
+                same &= first_differing_region(buf, *reference, l->nprocs, l->rcounts,
+                                               l->rdispls, sizeof(element)) < 0;
         }
     }
-    long long peak_kib = read_status_kib("VmHWM:");
-
-    double extra_mib = peak_kib >= 0 && rss_before_kib >= 0
-                           ? (double)(peak_kib - rss_before_kib) / 1024.0
-                           : -1.0;
+    r.extra_mib = peak_growth_mib(rss_before, comm);
     r.time = summarise_slowest(times, reps, comm);
-    check_mpi(MPI_Allreduce(&extra_mib, &r.extra_mib, 1, MPI_DOUBLE, MPI_MAX, comm),
-              "MPI_Allreduce (memory)");
     int ok = misplaced == 0 && same;
     check_mpi(MPI_Allreduce(&ok, &r.ok, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce (check)");
     r.rounds = rounds;
@@ -834,10 +598,10 @@ static element *compute_reference(const layout *l, element *buf, MPI_Comm comm)
     element *reference = allocate_or_abort(sizeof(element) * (size_t)l->elements, "reference");
 
     prepare_data(l, buf, reference);
-    check_mpi(MPI_Alltoallv(buf, l->scounts, l->sdispls, ELEMENT_TYPE, reference, l->rcounts,
-                            l->rdispls, ELEMENT_TYPE, comm),
+    check_mpi(MPI_Alltoallv(buf, l->scounts, l->sdispls, ELEMENT_MPI_TYPE, reference, l->rcounts,
+                            l->rdispls, ELEMENT_MPI_TYPE, comm),
               "MPI_Alltoallv (reference)");
-    long long misplaced = count_misplaced(reference, l);
+    long long misplaced = misplaced_received(reference, l);
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, &misplaced, 1, MPI_LONG_LONG, MPI_SUM, comm),
               "MPI_Allreduce (check)");
     if (misplaced)
@@ -944,7 +708,7 @@ static int run_benchmark(const options *opt, MPI_Comm comm)
     build_variants(opt, variants);
     build_layout(&l, opt, comm);
     element *buf = allocate_or_abort(sizeof(element) * (size_t)l.elements, "data buffer");
-    fill_send_pattern(buf, &l); /* resident before any memory is measured */
+    prepare_data(&l, buf, NULL); /* resident before any memory is measured */
     int peak_reset_works = probe_peak_reset(comm);
     if (l.rank == 0)
         print_header(opt, &l, peak_reset_works);

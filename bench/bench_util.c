@@ -5,7 +5,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,30 +21,13 @@ const char *bench_program = "bench";
 
 /* ---- Options ---- */
 
-long long parse_bytes(const char *text)
+parse_status check_ranks_fit(int nprocs, char *why, size_t why_size)
 {
-    char *end;
-    int shift = 0;
-
-    if (!isdigit((unsigned char)*text))
-        return -1;
-    errno = 0;
-    long long value = strtoll(text, &end, 10);
-    if (errno)
-        return -1;
-    switch (toupper((unsigned char)*end)) {
-    case 'K': shift = 10; end++; break;
-    case 'M': shift = 20; end++; break;
-    case 'G': shift = 30; end++; break;
-    default: break;
-    }
-    if (shift && toupper((unsigned char)*end) == 'I')
-        end++;
-    if (toupper((unsigned char)*end) == 'B')
-        end++;
-    if (*end || value > (LLONG_MAX >> shift))
-        return -1;
-    return value << shift;
+    if (nprocs <= ELEMENT_MAX_RANKS)
+        return PARSE_OK;
+    snprintf(why, why_size, "%d processes; the data pattern has room for %d", nprocs,
+             ELEMENT_MAX_RANKS);
+    return PARSE_ERROR;
 }
 
 int parse_number(const char *text, unsigned long long min, unsigned long long max,
@@ -139,32 +121,6 @@ uint64_t splitmix64(uint64_t z)
 
 /* ---- Peak memory ---- */
 
-long long read_status_kib(const char *field)
-{
-    FILE *status = fopen("/proc/self/status", "r");
-    char line[256];
-    long long kib = -1;
-
-    if (!status)
-        return -1;
-    while (fgets(line, sizeof line, status))
-        if (strncmp(line, field, strlen(field)) == 0) {
-            kib = strtoll(line + strlen(field), NULL, 10);
-            break;
-        }
-    fclose(status);
-    return kib;
-}
-
-int reset_peak_rss(void)
-{
-    FILE *clear_refs = fopen("/proc/self/clear_refs", "w");
-    if (!clear_refs)
-        return 0;
-    int written = fputs("5", clear_refs) >= 0;
-    return fclose(clear_refs) == 0 && written; /* the write happens at fclose */
-}
-
 void release_free_memory(void)
 {
 #ifdef HAVE_MALLOC_TRIM
@@ -174,10 +130,28 @@ void release_free_memory(void)
 
 int probe_peak_reset(MPI_Comm comm)
 {
-    int works = reset_peak_rss();
+    int works = proc_reset_peak();
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, &works, 1, MPI_INT, MPI_MIN, comm),
               "MPI_Allreduce (probe)");
     return works;
+}
+
+long long start_peak_measurement(void)
+{
+    release_free_memory();
+    (void)proc_reset_peak();
+    return proc_status_bytes("VmRSS");
+}
+
+double peak_growth_mib(long long rss_before, MPI_Comm comm)
+{
+    long long peak = proc_status_bytes("VmHWM");
+    double mine = peak >= 0 && rss_before >= 0 ? (double)(peak - rss_before) / 1048576.0 : -1.0;
+    double largest;
+
+    check_mpi(MPI_Allreduce(&mine, &largest, 1, MPI_DOUBLE, MPI_MAX, comm),
+              "MPI_Allreduce (memory)");
+    return largest;
 }
 
 /* ---- Timings ---- */

@@ -1,6 +1,9 @@
 /*
  * bench_util.h - what the benchmarks of bench/ share: option parsing, fatal
- * errors, the peak-memory probe and the summary of repeated timings.
+ * errors, the peak-memory probe and the summary of repeated timings.  Sizes
+ * are parsed by the library's aip_parse_bytes, memory is read by
+ * common/proc_memory.h, and the exchanged data is common/exchange_data.h,
+ * the same as the tests'.
  */
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
@@ -10,6 +13,10 @@
 #include <stdio.h>
 
 #include <mpi.h>
+
+#include "call/parse_bytes.h" /* aip_parse_bytes: "64K" -> 65536, as AIP_AUX_BYTES reads */
+#include "../common/exchange_data.h"
+#include "../common/proc_memory.h"
 
 #if defined(OPEN_MPI)
 #define MPI_FLAVOUR "openmpi"
@@ -29,9 +36,10 @@ extern const char *bench_program;
 
 typedef enum parse_status { PARSE_OK, PARSE_HELP, PARSE_ERROR } parse_status;
 
-/* "65536", "64K", "16M", "1G" (binary multiples, optionally followed by "B"
- * or "iB") -> bytes; -1 if malformed. */
-long long parse_bytes(const char *text);
+/* PARSE_ERROR with a reason when nprocs ranks do not fit the elements'
+ * 16-bit rank fields (exchange_data.h). */
+parse_status check_ranks_fit(int nprocs, char *why, size_t why_size);
+
 /* A decimal number in [min, max]; 0 if `text` is not one. */
 int parse_number(const char *text, unsigned long long min, unsigned long long max,
                  unsigned long long *value);
@@ -58,15 +66,18 @@ uint64_t splitmix64(uint64_t z);
 
 /* ---- Peak memory ---- */
 
-/* A field of /proc/self/status ("VmRSS:", "VmHWM:") in KiB; -1 where there is none. */
-long long read_status_kib(const char *field);
-/* Resets VmHWM to the current RSS (Linux >= 4.0); 0 where the kernel refuses. */
-int reset_peak_rss(void);
 /* Memory freed by an earlier method goes back to the system, so that its
  * reuse cannot hide the allocations of the next method from the peak. */
 void release_free_memory(void);
 /* Whether every rank can reset its peak RSS (collective). */
 int probe_peak_reset(MPI_Comm comm);
+/* Before a method runs: frees what earlier ones left (release_free_memory),
+ * resets the peak where the kernel lets it (probe_peak_reset says whether)
+ * and returns the current RSS in bytes, -1 if unknown. */
+long long start_peak_measurement(void);
+/* After it: the largest growth over ranks of the peak RSS above rss_before,
+ * in MiB; negative if unknown everywhere (collective). */
+double peak_growth_mib(long long rss_before, MPI_Comm comm);
 
 /* ---- Timings ---- */
 

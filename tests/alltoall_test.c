@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "alltoall_inplace.h"
+#include "call/parse_bytes.h"
 #include "test_util.h"
 
 typedef enum { API_ALLTOALL, API_ALLTOALLV, API_ALLTOALLW } api_kind;
@@ -232,7 +233,7 @@ static int check_environment(const test_run *t)
     const char *alg = getenv("AIP_ALGORITHM"), *aux = getenv("AIP_AUX_BYTES");
     int ok = alg && aux && AIP_Algorithm_from_name(alg, &expected) == MPI_SUCCESS &&
              AIP_Options_resolve(NULL, &resolved) == MPI_SUCCESS &&
-             resolved.algorithm == expected && resolved.aux_bytes == atoll(aux);
+             resolved.algorithm == expected && resolved.aux_bytes == aip_parse_bytes(aux);
     if (!ok && t->rank == 0)
         fprintf(stderr, "FAIL: AIP_ALGORITHM=%s AIP_AUX_BYTES=%s not what the options resolve to\n",
                 alg ? alg : "(unset)", aux ? aux : "(unset)");

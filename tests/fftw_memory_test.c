@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 
     /* From here on, at most margin_mib of further private memory. */
     MPI_Barrier(MPI_COMM_WORLD);
-    long long vm_data = test_vm_data();
+    long long vm_data = proc_status_bytes("VmData");
     if (margin_mib > 0) {
         struct rlimit limit;
         getrlimit(RLIMIT_DATA, &limit);
@@ -104,15 +104,15 @@ int main(int argc, char **argv)
             MPI_Abort(MPI_COMM_WORLD, 99);
         }
     }
-    long long peak_before = test_vm_hwm();
-    int reset = test_reset_hwm() == 0;
-    long long before = reset ? test_vm_rss() : test_vm_hwm();
+    long long peak_before = proc_status_bytes("VmHWM");
+    int reset = proc_reset_peak();
+    long long before = proc_status_bytes(reset ? "VmRSS" : "VmHWM");
     MPI_Barrier(MPI_COMM_WORLD);
     double started = MPI_Wtime();
     fftw_execute(plan);
     MPI_Barrier(MPI_COMM_WORLD);
     double seconds = MPI_Wtime() - started;
-    long long peak = test_vm_hwm(), growth = peak - before;
+    long long peak = proc_status_bytes("VmHWM"), growth = peak - before;
     if (peak_before > peak)
         peak = peak_before;
 

@@ -1,8 +1,10 @@
 /*
- * general_layout.c - random problems for the general in-place Alltoallv
- * (see general_layout.h).
+ * general_layout.c - random problems for the general in-place Alltoallv and
+ * their check against MPI_Alltoallv (see general_layout.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "general_layout.h"
 #include "test_util.h"
@@ -128,4 +130,89 @@ void layout_place(int p, int rank, uint64_t seed, layout_placement placement,
     free(ssize);
     free(rsize);
     free(taken);
+}
+
+void layout_problem_place(int p, int rank, uint64_t seed, layout_placement placement,
+                          layout_problem *pr)
+{
+    long long *sd = malloc(sizeof(long long) * (size_t)p);
+    long long *rd = malloc(sizeof(long long) * (size_t)p);
+    pr->scounts = malloc(sizeof(int) * (size_t)p);
+    pr->sdispls = malloc(sizeof(int) * (size_t)p);
+    pr->rcounts = malloc(sizeof(int) * (size_t)p);
+    pr->rdispls = malloc(sizeof(int) * (size_t)p);
+    layout_place(p, rank, seed, placement, pr->count, sd, rd, &pr->elements);
+    for (int j = 0; j < p; j++) {
+        pr->scounts[j] = (int)pr->count[(size_t)rank * (size_t)p + (size_t)j];
+        pr->rcounts[j] = (int)pr->count[(size_t)j * (size_t)p + (size_t)rank];
+        pr->sdispls[j] = (int)sd[j];
+        pr->rdispls[j] = (int)rd[j];
+    }
+    free(sd);
+    free(rd);
+}
+
+void layout_problem_make(int p, int rank, uint64_t seed, layout_pattern pattern,
+                         layout_placement placement, long long max_count, layout_problem *pr)
+{
+    pr->count = malloc(sizeof(long long) * (size_t)p * (size_t)p);
+    layout_counts(p, seed, pattern, max_count, pr->count);
+    layout_problem_place(p, rank, seed, placement, pr);
+}
+
+void layout_problem_free(layout_problem *pr)
+{
+    free(pr->count);
+    free(pr->scounts);
+    free(pr->sdispls);
+    free(pr->rcounts);
+    free(pr->rdispls);
+}
+
+void layout_types_create(layout_type types[N_LAYOUT_TYPES])
+{
+    MPI_Datatype three_ints;
+    MPI_Type_contiguous(3, MPI_INT, &three_ints);
+    MPI_Type_commit(&three_ints);
+    types[0] = (layout_type){ "MPI_BYTE", MPI_BYTE, 1 };
+    types[1] = (layout_type){ "MPI_DOUBLE", MPI_DOUBLE, 8 };
+    types[2] = (layout_type){ "3 x MPI_INT", three_ints, 12 };
+}
+
+void layout_types_free(layout_type types[N_LAYOUT_TYPES])
+{
+    MPI_Type_free(&types[2].type);
+}
+
+int layout_check_exchange(const layout_problem *pr, const layout_type *type, uint64_t seed,
+                          layout_exchange exchange, void *context, const char *what)
+{
+    int rank, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    size_t bytes = (size_t)pr->elements * (size_t)type->size + 1;
+    unsigned char *input = malloc(bytes), *expected = malloc(bytes), *buf = malloc(bytes);
+    test_fill(input, bytes, seed, rank);
+    memcpy(buf, input, bytes);
+    memset(expected, 0, bytes);
+
+    int ok = MPI_Alltoallv(input, pr->scounts, pr->sdispls, type->type, expected, pr->rcounts,
+                           pr->rdispls, type->type, MPI_COMM_WORLD) == MPI_SUCCESS;
+    int err = exchange(buf, pr, type->type, context);
+    if (err != MPI_SUCCESS) {
+        fprintf(stderr, "rank %d: FAIL, error %d (%s)\n", rank, err, what);
+        ok = 0;
+    }
+    int differs = ok ? first_differing_region(buf, expected, p, pr->rcounts, pr->rdispls,
+                                              (size_t)type->size)
+                     : -1;
+    if (differs >= 0) {
+        fprintf(stderr, "rank %d: FAIL, the data from rank %d differs (%s)\n", rank, differs,
+                what);
+        ok = 0;
+    }
+    free(input);
+    free(expected);
+    free(buf);
+    return test_agree(ok, MPI_COMM_WORLD);
 }

@@ -26,63 +26,12 @@
 #include "general_layout.h"
 #include "test_util.h"
 
-typedef struct test_type {
-    const char *name;
-    MPI_Datatype type;
-    int size;
-} test_type;
-
 typedef struct general_case {
     layout_pattern pattern;
     layout_placement placement;
     AIP_Options options;
-    const test_type *type;
+    const layout_type *type;
 } general_case;
-
-/* The problem of one case on this rank, in elements. */
-typedef struct problem {
-    long long *count; /* p x p */
-    int *scounts, *sdispls, *rcounts, *rdispls;
-    long long elements; /* of the buffer */
-} problem;
-
-/* Allocate pr and place this rank's regions for the counts in pr->count. */
-static void place_problem(int p, int rank, uint64_t seed, layout_placement placement,
-                          problem *pr)
-{
-    long long *sd = malloc(sizeof(long long) * (size_t)p);
-    long long *rd = malloc(sizeof(long long) * (size_t)p);
-    pr->scounts = malloc(sizeof(int) * (size_t)p);
-    pr->sdispls = malloc(sizeof(int) * (size_t)p);
-    pr->rcounts = malloc(sizeof(int) * (size_t)p);
-    pr->rdispls = malloc(sizeof(int) * (size_t)p);
-    layout_place(p, rank, seed, placement, pr->count, sd, rd, &pr->elements);
-    for (int j = 0; j < p; j++) {
-        pr->scounts[j] = (int)pr->count[(size_t)rank * p + j];
-        pr->rcounts[j] = (int)pr->count[(size_t)j * p + rank];
-        pr->sdispls[j] = (int)sd[j];
-        pr->rdispls[j] = (int)rd[j];
-    }
-    free(sd);
-    free(rd);
-}
-
-static void make_problem(int p, int rank, uint64_t seed, const general_case *c,
-                         long long max_count, problem *pr)
-{
-    pr->count = malloc(sizeof(long long) * (size_t)p * (size_t)p);
-    layout_counts(p, seed, c->pattern, max_count, pr->count);
-    place_problem(p, rank, seed, c->placement, pr);
-}
-
-static void free_problem(problem *pr)
-{
-    free(pr->count);
-    free(pr->scounts);
-    free(pr->sdispls);
-    free(pr->rcounts);
-    free(pr->rdispls);
-}
 
 static void describe(char *text, size_t size, unsigned long long seed, const general_case *c)
 {
@@ -92,55 +41,33 @@ static void describe(char *text, size_t size, unsigned long long seed, const gen
              c->options.aux_buffers, AIP_Requests_name(c->options.requests));
 }
 
-/* One case; returns 1 if it passed on every rank. */
-static int run_case(int rank, int p, unsigned long long seed, const general_case *c)
+/* The exchange under test; context: its AIP_Options. */
+static int general_exchange(void *buf, const layout_problem *pr, MPI_Datatype type,
+                            void *context)
 {
-    problem pr;
-    /* small budgets: smaller messages, so that oversubscribed runs stay short */
-    long long max_bytes = c->options.aux_bytes <= 1024 ? 1536 : 24000;
-    make_problem(p, rank, seed, c, max_bytes / c->type->size, &pr);
-
-    size_t bytes = (size_t)pr.elements * (size_t)c->type->size + 1;
-    char *input = malloc(bytes), *expected = malloc(bytes), *buf = malloc(bytes);
-    test_fill(input, bytes, seed, rank);
-    memcpy(buf, input, bytes);
-    memset(expected, 0, bytes);
-
-    int ok = MPI_Alltoallv(input, pr.scounts, pr.sdispls, c->type->type, expected, pr.rcounts,
-                           pr.rdispls, c->type->type, MPI_COMM_WORLD) == MPI_SUCCESS;
-    int err = AIP_Alltoallv_general_opt(buf, pr.scounts, pr.sdispls, pr.rcounts, pr.rdispls,
-                                        c->type->type, MPI_COMM_WORLD, &c->options);
-    ok = ok && err == MPI_SUCCESS;
-    for (int j = 0; ok && j < p; j++) {
-        size_t at = (size_t)pr.rdispls[j] * (size_t)c->type->size;
-        if (memcmp(buf + at, expected + at, (size_t)pr.rcounts[j] * (size_t)c->type->size)) {
-            char text[256];
-            describe(text, sizeof text, seed, c);
-            fprintf(stderr, "rank %d: FAIL, the data from rank %d differs (%s)\n", rank, j,
-                    text);
-            ok = 0;
-        }
-    }
-    if (err != MPI_SUCCESS)
-        fprintf(stderr, "rank %d: FAIL, error %d\n", rank, err);
-    free(input);
-    free(expected);
-    free(buf);
-    free_problem(&pr);
-    return test_agree(ok, MPI_COMM_WORLD);
+    return AIP_Alltoallv_general_opt(buf, pr->scounts, pr->sdispls, pr->rcounts, pr->rdispls,
+                                     type, MPI_COMM_WORLD, context);
 }
 
-/* Byte k of what rank `from` sends to rank `to`. */
-static unsigned char byte_of(int from, int to, size_t k)
+/* One case; returns 1 if it passed on every rank. */
+static int run_case(int rank, int p, unsigned long long seed, const general_case *c,
+                    const char *what)
 {
-    return (unsigned char)(from * 37 + to * 11 + k + (k >> 9));
+    layout_problem pr;
+    AIP_Options options = c->options;
+    /* small budgets: smaller messages, so that oversubscribed runs stay short */
+    long long max_bytes = c->options.aux_bytes <= 1024 ? 1536 : 24000;
+    layout_problem_make(p, rank, seed, c->pattern, c->placement, max_bytes / c->type->size, &pr);
+    int ok = layout_check_exchange(&pr, c->type, seed, general_exchange, &options, what);
+    layout_problem_free(&pr);
+    return ok;
 }
 
 static int run_memory(int rank, int p, long long mib)
 {
     const long long budget = 1 << 20, limit = budget + (4 << 20);
     AIP_Options options = AIP_OPTIONS_INIT;
-    problem pr;
+    layout_problem pr;
 
     options.aux_bytes = budget;
     /* every pair exchanges 1 to 5/4 of mib/p MiB, in shuffled places */
@@ -148,37 +75,36 @@ static int run_memory(int rank, int p, long long mib)
     pr.count = malloc(sizeof(long long) * (size_t)p * (size_t)p);
     for (size_t k = 0; k < (size_t)p * (size_t)p; k++)
         pr.count[k] = share + (long long)(test_hash(42, k, 0) % (uint64_t)(share / 4));
-    place_problem(p, rank, 42, PLACE_SHUFFLED, &pr);
-    char *buf = malloc((size_t)pr.elements + 1);
+    layout_problem_place(p, rank, 42, PLACE_SHUFFLED, &pr);
+    unsigned char *buf = malloc((size_t)pr.elements + 1);
     if (!buf) {
         fprintf(stderr, "rank %d: cannot allocate %lld bytes\n", rank, pr.elements);
         MPI_Abort(MPI_COMM_WORLD, 99);
     }
     memset(buf, 0, (size_t)pr.elements + 1); /* every page resident before the call */
     for (int j = 0; j < p; j++)
-        for (int k = 0; k < pr.scounts[j]; k++)
-            buf[pr.sdispls[j] + (size_t)k] = (char)byte_of(rank, j, (size_t)k);
+        fill_message_bytes(buf + pr.sdispls[j], rank, j, (size_t)pr.scounts[j]);
     /* warm up MPI and the library's communicator, which a first call creates */
     int *zeros = calloc((size_t)p, sizeof(int));
     AIP_Alltoallv_general(buf, zeros, zeros, zeros, zeros, MPI_BYTE, MPI_COMM_WORLD);
     free(zeros);
     MPI_Barrier(MPI_COMM_WORLD);
-    int reset = test_reset_hwm() == 0;
-    long long before = reset ? test_vm_rss() : test_vm_hwm();
+    int reset = proc_reset_peak();
+    long long before = proc_status_bytes(reset ? "VmRSS" : "VmHWM");
     double t0 = MPI_Wtime();
     int err = AIP_Alltoallv_general_opt(buf, pr.scounts, pr.sdispls, pr.rcounts, pr.rdispls,
                                         MPI_BYTE, MPI_COMM_WORLD, &options);
     double seconds = MPI_Wtime() - t0;
-    long long growth = test_vm_hwm() - before;
+    long long growth = proc_status_bytes("VmHWM") - before;
 
     int ok = err == MPI_SUCCESS && growth < limit;
-    for (int j = 0; ok && j < p; j++)
-        for (int k = 0; k < pr.rcounts[j]; k++)
-            if ((unsigned char)buf[pr.rdispls[j] + (size_t)k] != byte_of(j, rank, (size_t)k)) {
-                fprintf(stderr, "rank %d: byte %d from rank %d is wrong\n", rank, k, j);
-                ok = 0;
-                break;
-            }
+    for (int j = 0; ok && j < p; j++) {
+        size_t k;
+        if (count_wrong_bytes(buf + pr.rdispls[j], j, rank, (size_t)pr.rcounts[j], &k) > 0) {
+            fprintf(stderr, "rank %d: byte %zu from rank %d is wrong\n", rank, k, j);
+            ok = 0;
+        }
+    }
     long long max_growth = growth, total = pr.elements, max_total = 0;
     MPI_Reduce(&growth, &max_growth, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&total, &max_total, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -188,7 +114,7 @@ static int run_memory(int rank, int p, long long mib)
                p, max_total / 1048576.0, max_growth / 1048576.0, limit / 1048576.0,
                reset ? "reset before the call" : "of the whole run", seconds);
     free(buf);
-    free_problem(&pr);
+    layout_problem_free(&pr);
     int all = test_agree(ok, MPI_COMM_WORLD);
     return test_summary("general_test --memory", all, !all, MPI_COMM_WORLD);
 }
@@ -219,12 +145,8 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("general_test: p=%d, seed %llu (replay with --seed %llu)\n", p, seed, seed);
 
-    MPI_Datatype three_ints;
-    MPI_Type_contiguous(3, MPI_INT, &three_ints);
-    MPI_Type_commit(&three_ints);
-    const test_type types[] = { { "MPI_BYTE", MPI_BYTE, 1 },
-                                { "MPI_DOUBLE", MPI_DOUBLE, 8 },
-                                { "3 x MPI_INT", three_ints, 12 } };
+    layout_type types[N_LAYOUT_TYPES];
+    layout_types_create(types);
     const long long budgets[] = { 0, 64, 1024, 1 << 20, 1LL << 30 };
     const int buffers[] = { 1, 2, 0, p };
 
@@ -232,22 +154,17 @@ int main(int argc, char **argv)
         unsigned long long case_seed = seed + (unsigned long long)k * 7919;
         general_case c = { (layout_pattern)(k % N_PATTERNS),
                            (layout_placement)(k / N_PATTERNS % N_PLACEMENTS), AIP_OPTIONS_INIT,
-                           &types[k % 3] };
+                           &types[k % N_LAYOUT_TYPES] };
         c.options.aux_bytes = budgets[k % 5];
         c.options.aux_strategy = k % 2 ? AIP_AUX_STRATEGY_STATIC : AIP_AUX_STRATEGY_POOL;
         c.options.aux_buffers = buffers[k / 2 % 4];
         c.options.requests = k / 7 % 2 ? AIP_REQUESTS_ALLTOALL : AIP_REQUESTS_P2P;
-        if (run_case(rank, p, case_seed, &c)) {
-            passed++;
-        } else {
-            char text[256];
-            describe(text, sizeof text, case_seed, &c);
-            if (rank == 0)
-                printf("FAIL: p=%d %s\n", p, text);
-            failed++;
-        }
+        char what[256];
+        describe(what, sizeof what, case_seed, &c);
+        test_count(run_case(rank, p, case_seed, &c, what), what, &passed, &failed,
+                   MPI_COMM_WORLD);
     }
-    MPI_Type_free(&three_ints);
+    layout_types_free(types);
     int status = test_summary("general_test", passed, failed, MPI_COMM_WORLD);
     MPI_Finalize();
     return status;

@@ -15,11 +15,6 @@
 #include "alltoall_inplace.h"
 #include "test_util.h"
 
-static uint64_t element(int from, int to, size_t k)
-{
-    return (uint64_t)from << 56 | (uint64_t)to << 48 | (uint64_t)k;
-}
-
 int main(int argc, char **argv)
 {
     int rank, size, skip;
@@ -28,13 +23,13 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     size_t block_mib = argc > 1 ? strtoull(argv[1], NULL, 10) : 2049;
-    size_t count = (block_mib << 20) / sizeof(uint64_t);
-    size_t total = count * (size_t)size * sizeof(uint64_t);
+    size_t count = (block_mib << 20) / sizeof(element);
+    size_t total = count * (size_t)size * sizeof(element);
 
     /* Rank 0 decides for all: every rank needs `total` bytes, plus slack. */
-    skip = test_mem_available() < (long long)(total * (size_t)size + ((size_t)1 << 30));
+    skip = proc_mem_available() < (long long)(total * (size_t)size + ((size_t)1 << 30));
     MPI_Bcast(&skip, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    uint64_t *buf = skip ? NULL : malloc(total);
+    element *buf = skip ? NULL : malloc(total);
     skip = !test_agree(!skip && buf != NULL, MPI_COMM_WORLD);
     if (skip) {
         if (rank == 0)
@@ -45,25 +40,21 @@ int main(int argc, char **argv)
         return TEST_SKIP;
     }
 
-    for (int j = 0; j < size; j++)
-        for (size_t k = 0; k < count; k++)
-            buf[j * count + k] = element(rank, j, k);
+    fill_send_blocks(buf, rank, size, count);
 
     AIP_Options opt = AIP_OPTIONS_INIT;
     opt.algorithm = AIP_ALGORITHM_HSA;
-    long long before = test_vm_hwm();
-    int err = AIP_Alltoall_opt(buf, (int)count, MPI_UINT64_T, MPI_COMM_WORLD, &opt);
-    long long growth = test_vm_hwm() - before;
+    long long before = proc_status_bytes("VmHWM");
+    int err = AIP_Alltoall_opt(buf, (int)count, ELEMENT_MPI_TYPE, MPI_COMM_WORLD, &opt);
+    long long growth = proc_status_bytes("VmHWM") - before;
 
     int ok = err == MPI_SUCCESS;
-    for (int j = 0; ok && j < size; j++)
-        for (size_t k = 0; k < count; k++)
-            if (buf[j * count + k] != element(j, rank, k)) {
-                fprintf(stderr, "rank %d: element %zu of block %d (byte %zu) is wrong\n", rank, k,
-                        j, (j * count + k) * sizeof(uint64_t));
-                ok = 0;
-                break;
-            }
+    first_wrong wrong;
+    if (ok && count_misplaced_blocks(buf, rank, size, count, &wrong) > 0) {
+        fprintf(stderr, "rank %d: element %zu of block %d (byte %zu) is wrong\n", rank,
+                wrong.index, wrong.source, (wrong.source * count + wrong.index) * sizeof(element));
+        ok = 0;
+    }
     if (rank == 0)
         printf("large_test: p=%d, %zu MiB per rank in blocks of %zu MiB; VmHWM +%.1f MiB\n",
                size, total >> 20, block_mib, growth / 1048576.0);

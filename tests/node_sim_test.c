@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "node/nodes.h"
+#include "../common/exchange_data.h"
 
 static uint64_t rng_state;
 
@@ -35,12 +36,6 @@ static uint64_t next_random(void)
 static int below(int n)
 {
     return (int)(next_random() % (uint64_t)n);
-}
-
-/* Byte k of the block `from` sends to `to`. */
-static char element(int from, int to, size_t k)
-{
-    return (char)(from * 131 + to * 17 + (int)k * 7 + 1);
 }
 
 /* A simulated machine: shape, buffers, and scratch for the permutations. */
@@ -86,8 +81,7 @@ static void build(machine *m, int n, int q, placement place, size_t block)
     for (int r = 0; r < p; r++) {
         m->buf[r] = malloc((size_t)p * block);
         for (int j = 0; j < p; j++)
-            for (size_t k = 0; k < block; k++)
-                m->buf[r][(size_t)j * block + k] = element(r, j, k);
+            fill_message_bytes((unsigned char *)m->buf[r] + (size_t)j * block, r, j, block);
     }
     size_t nblocks = (size_t)q * (size_t)p; /* l's leaders permute q * p blocks */
     m->temp_bytes = 1 + (size_t)below((int)(2 * block));
@@ -217,9 +211,9 @@ static int all_delivered(const machine *m)
 {
     for (int r = 0; r < m->shape.size; r++)
         for (int j = 0; j < m->shape.size; j++)
-            for (size_t k = 0; k < m->block; k++)
-                if (m->buf[r][(size_t)j * m->block + k] != element(j, r, k))
-                    return 0;
+            if (count_wrong_bytes((unsigned char *)m->buf[r] + (size_t)j * m->block, j, r,
+                                  m->block, NULL) > 0)
+                return 0;
     return 1;
 }
 

@@ -2,7 +2,6 @@
  * test_util.c - helpers of the MPI tests (see test_util.h).
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "test_util.h"
 
@@ -26,59 +25,25 @@ void test_fill(void *buf, size_t bytes, uint64_t seed, int rank)
     }
 }
 
-static long long status_kib(const char *file, const char *field)
-{
-    FILE *f = fopen(file, "r");
-    char line[256];
-    long long value = -1;
-    size_t len = strlen(field);
-
-    if (!f)
-        return -1;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, field, len) == 0 && line[len] == ':') {
-            sscanf(line + len + 1, "%lld", &value);
-            break;
-        }
-    fclose(f);
-    return value;
-}
-
-long long test_vm_hwm(void)
-{
-    return status_kib("/proc/self/status", "VmHWM") * 1024;
-}
-
-long long test_vm_rss(void)
-{
-    return status_kib("/proc/self/status", "VmRSS") * 1024;
-}
-
-long long test_vm_data(void)
-{
-    return status_kib("/proc/self/status", "VmData") * 1024;
-}
-
-int test_reset_hwm(void)
-{
-    FILE *f = fopen("/proc/self/clear_refs", "w");
-    if (!f)
-        return -1;
-    int ok = fputs("5", f) >= 0;
-    return fclose(f) == 0 && ok ? 0 : -1;
-}
-
-long long test_mem_available(void)
-{
-    long long kib = status_kib("/proc/meminfo", "MemAvailable");
-    return kib < 0 ? -1 : kib * 1024;
-}
-
 int test_agree(int ok, MPI_Comm comm)
 {
     int all = ok != 0;
     MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, comm);
     return all;
+}
+
+void test_count(int ok, const char *what, int *passed, int *failed, MPI_Comm comm)
+{
+    int rank, size;
+    if (ok) {
+        ++*passed;
+        return;
+    }
+    ++*failed;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (rank == 0)
+        printf("FAIL: p=%d %s\n", size, what);
 }
 
 int test_summary(const char *name, int passed, int failed, MPI_Comm comm)
