@@ -5,13 +5,14 @@
  * algorithms.
  *
  * Our solvers take every in-place transpose of FFTW's usual layouts
- * (ONLY_TRANSPOSEDP): the symmetric ones (hsa, lsa, mpich) those whose
- * blocks are all equal, the general one any.  sa is symmetric too.  Two inputs decide:
+ * (ONLY_TRANSPOSEDP): those of the library's symmetric algorithms (hsa,
+ * lsa, mpich, the node-aware sa, rd, l) the transposes whose blocks are all
+ * equal, the general one any.  Two inputs decide:
  *   - the planner flag FFTW_MPI_INPLACE_ALLTOALL (internal bit
  *     INPLACE_ALLTOALL): in-place transposes use only our solvers;
  *   - the environment variable FFTW_MPI_INPLACE_ALGORITHM, for programs
  *     that cannot be recompiled:
- *        hsa | lsa | mpich | sa
+ *        a symmetric algorithm's name (AIP_ALGORITHM's names)
  *                            only that algorithm where blocks are equal,
  *                            general elsewhere, as if the flag were set
  *        general             only the general algorithm, as if the flag
@@ -26,6 +27,9 @@
  * Planning is collective, so every process must see the same choice or the
  * planners diverge and deadlock.  The variable is therefore agreed on in one
  * MPI_Allreduce; if the processes disagree, it is ignored, with a warning.
+ * The agreed choice is cached on the problem's communicator (FFTW gives
+ * each problem a duplicate of the caller's), so that the solvers tried for
+ * one problem share one reading and one reduction.
  * The variable is not part of FFTW's wisdom: wisdom made under one value and
  * read under another is found inapplicable and FFTW replans.
  */
@@ -45,16 +49,17 @@ typedef char public_flag_bits_agree[
 
 #define ENV_ALGORITHM "FFTW_MPI_INPLACE_ALGORITHM"
 
-/* A choice is an AIP_Algorithm, TRANSPOSE_INPLACE_GENERAL or one of: */
+/* A choice is an AIP_Algorithm with a solver instance (>= 0) or one of: */
 enum { CHOICE_UNSET = -1, CHOICE_OFF = -2, CHOICE_ANY = -3 };
-typedef char general_is_no_other_choice[
-     TRANSPOSE_INPLACE_GENERAL < CHOICE_ANY ? 1 : -1];
 
-/* The algorithms with a solver instance of their own (transpose-inplace.c). */
-static int has_instance(AIP_Algorithm algorithm)
+/* The kind of a library algorithm, from its table. */
+static int kind_of(AIP_Algorithm algorithm, AIP_Algorithm_kind *kind)
 {
-     return algorithm == AIP_ALGORITHM_HSA || algorithm == AIP_ALGORITHM_LSA
-	  || algorithm == AIP_ALGORITHM_MPICH || algorithm == AIP_ALGORITHM_SA;
+     AIP_Algorithm at;
+     int i;
+     for (i = 0; AIP_Algorithm_at(i, &at, kind) == MPI_SUCCESS; ++i)
+	  if (at == algorithm) return 1;
+     return 0;
 }
 
 /* This process's reading of the variable, or CHOICE_UNSET if it is unset,
@@ -64,26 +69,32 @@ static int local_choice(MPI_Comm comm)
      static int warned = 0; /* planning is not thread-safe anyway */
      const char *value = getenv(ENV_ALGORITHM);
      AIP_Algorithm algorithm;
+     AIP_Algorithm_kind kind;
      int rank;
 
      if (!value || !*value) return CHOICE_UNSET;
      if (!strcmp(value, "off")) return CHOICE_OFF;
-     if (!strcmp(value, "auto")) return CHOICE_ANY;
-     if (!strcmp(value, "general")) return TRANSPOSE_INPLACE_GENERAL;
      if (AIP_Algorithm_from_name(value, &algorithm) == MPI_SUCCESS
-	 && has_instance(algorithm))
-	  return (int) algorithm;
+	 && kind_of(algorithm, &kind))
+	  return kind == AIP_KIND_CHOICE ? CHOICE_ANY : (int) algorithm;
 
      MPI_Comm_rank(comm, &rank);
-     if (rank == 0 && !warned)
-	  fprintf(stderr, "fftw_mpi: %s='%s' is not one of hsa, lsa, "
-		  "mpich, sa, general, auto, off; ignored\n", ENV_ALGORITHM, value);
+     if (rank == 0 && !warned) {
+	  char names[256] = "";
+	  int i;
+	  for (i = 0; AIP_Algorithm_at(i, &algorithm, &kind) == MPI_SUCCESS; ++i)
+	       if (kind != AIP_KIND_CHOICE)
+		    snprintf(names + strlen(names), sizeof names - strlen(names),
+			     "%s, ", AIP_Algorithm_name(algorithm));
+	  fprintf(stderr, "fftw_mpi: %s='%s' is not one of %sauto, off; "
+		  "ignored\n", ENV_ALGORITHM, value, names);
+     }
      warned = 1;
      return CHOICE_UNSET;
 }
 
 /* The choice all processes of comm agree on (collective). */
-static int agreed_choice(MPI_Comm comm)
+static int agree_on_choice(MPI_Comm comm)
 {
      static int warned = 0;
      int mine = local_choice(comm), rank;
@@ -99,6 +110,31 @@ static int agreed_choice(MPI_Comm comm)
 		  "ignored\n", ENV_ALGORITHM);
      warned = 1;
      return CHOICE_UNSET;
+}
+
+static int choice_keyval = MPI_KEYVAL_INVALID;
+
+static int free_choice(MPI_Comm comm, int keyval, void *attribute, void *extra)
+{
+     UNUSED(comm); UNUSED(keyval); UNUSED(extra);
+     X(ifree)(attribute);
+     return MPI_SUCCESS;
+}
+
+/* agree_on_choice, once per communicator (collective on its first call:
+   every process of comm asks at the same points of planning). */
+static int agreed_choice(MPI_Comm comm)
+{
+     int *cached, found;
+     if (choice_keyval == MPI_KEYVAL_INVALID)
+	  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_choice,
+				 &choice_keyval, 0);
+     MPI_Comm_get_attr(comm, choice_keyval, &cached, &found);
+     if (found) return *cached;
+     cached = (int *) MALLOC(sizeof(int), OTHER);
+     *cached = agree_on_choice(comm);
+     MPI_Comm_set_attr(comm, choice_keyval, cached);
+     return *cached;
 }
 
 /* The problems our solvers take: in place, in FFTW's usual layouts. */
@@ -120,19 +156,20 @@ static int even(const problem_mpi_transpose *p)
 /* Whether the solver instance for `algorithm` may plan p (collective
    over p->comm past the shape checks, on which all processes agree). */
 int XM(transpose_inplace_allowed)(const problem_mpi_transpose *p,
-				  int algorithm)
+				  int algorithm, int general)
 {
+     AIP_Algorithm_kind kind;
      int choice;
      if (!ours(p)) return 0;
-     if (algorithm != TRANSPOSE_INPLACE_GENERAL && !even(p)) return 0;
+     if (!general && !even(p)) return 0;
      choice = agreed_choice(p->comm);
      if (choice == CHOICE_UNSET || choice == CHOICE_ANY
 	 || choice == algorithm)
 	  return 1;
      /* a forced symmetric algorithm leaves uneven shapes to general */
-     return (algorithm == TRANSPOSE_INPLACE_GENERAL
-	     && choice >= 0 /* hsa, lsa, mpich or sa */
-	     && !even(p));
+     return (general && choice >= 0 && !even(p)
+	     && kind_of((AIP_Algorithm) choice, &kind)
+	     && kind != AIP_KIND_GENERAL);
 }
 
 /* Whether FFTW's own in-place transposes must leave p to our solvers:

@@ -20,28 +20,29 @@
  *     T. Hofmann and G. Ruenger, "In-place Algorithms for the Symmetric
  *     All-to-all Exchange with MPI", EuroMPI 2013 (Sect. 4.4 is this use),
  *
- * one solver instance per schedule so that the planner can time them:
+ * one solver instance per algorithm of the library's table (AIP_Algorithm_at),
+ * so that the planner can time them, among them:
  *   hsa    p-1 steps for p a power of two (the paper's choice),
  *   lsa    p steps, a linear shift that overlaps well on small p,
  *   mpich  2p-1 steps, MPICH's in-place pairwise baseline,
- * and, registered after general (wisdom ids are append-only):
  *   sa     send-side aggregation (Kumar, Mamidala & Panda, "Scaling
  *          Alltoall Collective on Multi-core Systems"): an exchange within
  *          each node, then one among the ranks of equal local rank, n - 1
  *          network messages per rank instead of p - 1, each q times larger
  *          (n nodes of q ranks).  It pays where messages are small: many
  *          processes, a small transform, or a slow network start-up.  On
- *          one node, or nodes of unequal size, the library runs hsa.
+ *          one node, or nodes of unequal size, the library runs hsa (rd and
+ *          l, the paper's other node-aware designs, likewise).
  *
  * Any other in-place transpose (uneven blocks, processes with no rows) has
- * an irregular exchange, which the fourth instance does with the general
- * algorithm of
+ * an irregular exchange, which the instance of the library's general
+ * algorithm does, with the algorithm of
  *
  *     T. Hofmann and G. Ruenger, "An In-place Algorithm for Irregular
  *     All-to-All Communication with Limited Memory", EuroMPI 2010:
  *
- *   general  one AIP_Alltoallv_general_opt with transpose-alltoall.c's
- *            block sizes and offsets, kept in the plan (4p ints).
+ *   general  one AIP_Alltoallv_general exchange with transpose-alltoall.c's
+ *            block sizes and offsets.
  * It goes in phases, each process asking for what fits in the space its
  * own sends have freed and in its aux buffer: more messages and
  * synchronisation than a fixed symmetric schedule, so on even shapes it is
@@ -64,9 +65,18 @@
  * itself (transpose_tuples): the same cycles as toms513, followed chunk by
  * chunk of the tuples in a buffer of 64k reals whatever the size.
  *
- * Under FFTW_ESTIMATE, HSA is preferred to LSA, LSA to MPICH, MPICH to SA
- * and SA to general, and FFTW's pairwise exchange to all of them unless the planner flag
- * FFTW_MPI_INPLACE_ALLTOALL asks for ours (estimate_rank).  See
+ * The exchange is planned with the transpose: the plan keeps a library plan
+ * (AIP_Alltoall_init or AIP_Alltoallv_general_init), whose arguments were
+ * agreed on and whose aux buffer and O(p) arrays were allocated once, at
+ * planning time; each apply runs the exchange alone, with no collective
+ * besides it, no allocation and no getenv.  The memory is held for the
+ * plan's life ($AIP_AUX_BYTES, 1 MiB by default, plus O(p), shown by
+ * `mpi-bench -v2`) and freed by fftw_destroy_plan.
+ *
+ * Under FFTW_ESTIMATE the instances rank in the order of the library's
+ * table (HSA, LSA, MPICH, the node-aware ones, general), and FFTW's
+ * pairwise exchange before all of them unless the planner flag
+ * FFTW_MPI_INPLACE_ALLTOALL asks for ours.  See
  * transpose-inplace-choice.c for the flag and FFTW_MPI_INPLACE_ALGORITHM.
  */
 
@@ -79,7 +89,9 @@
 
 typedef struct {
      solver super;
-     int algorithm; /* an AIP_Algorithm or TRANSPOSE_INPLACE_GENERAL */
+     AIP_Algorithm algorithm;
+     int general;    /* the algorithm's kind is AIP_KIND_GENERAL: any shape */
+     int preference; /* 1, 2, ...: its place in the library's table */
 } S;
 
 /* rows x cols tuples of tuple reals -> cols x rows, and one item of each
@@ -99,46 +111,23 @@ typedef struct {
 	then pre replaces cld1, post replaces cld2, cld2rest and cld3) */
      tuple_transpose pre, post;
 
-     /* the exchange, in units of unit_type: symmetric, count units with
-	each process; general, the send/receive sizes and offsets of each
-	process (send_block_sizes != 0) */
-     int count;
-     int *send_block_sizes, *send_block_offsets;
-     int *recv_block_sizes, *recv_block_offsets;
-     MPI_Datatype unit_type;
-     int algorithm;
-     AIP_Options options;
+     /* the exchange: the library's plan, on comm (errors returned) */
+     AIP_Plan exchange;
+     AIP_Algorithm algorithm; /* the instance's */
      MPI_Comm comm;
 } P;
 
-static const char *algorithm_name(int algorithm)
-{
-     if (algorithm == TRANSPOSE_INPLACE_GENERAL) return "general";
-     return AIP_Algorithm_name((AIP_Algorithm) algorithm);
-}
-
 static void exchange(const P *ego, R *buf)
 {
-     int rc;
-     if (ego->send_block_sizes)
-	  rc = AIP_Alltoallv_general_opt(buf, ego->send_block_sizes,
-					 ego->send_block_offsets,
-					 ego->recv_block_sizes,
-					 ego->recv_block_offsets,
-					 ego->unit_type, ego->comm,
-					 &ego->options);
-     else
-	  rc = AIP_Alltoall_opt(buf, ego->count, ego->unit_type, ego->comm,
-				&ego->options);
+     int rc = AIP_Plan_execute(ego->exchange, buf);
      if (rc != MPI_SUCCESS) {
-	  /* The library has reported the error through the communicator's
-	     handler; if that returned, the data is not transposed, and a
-	     plan has no way to say so. */
+	  /* The library has printed what went wrong; the data is not
+	     transposed, and a plan has no way to say so. */
 	  char message[MPI_MAX_ERROR_STRING];
 	  int len;
 	  MPI_Error_string(rc, message, &len);
 	  fprintf(stderr, "fftw_mpi: in-place transpose (%s) failed: %s\n",
-		  algorithm_name(ego->algorithm), message);
+		  AIP_Algorithm_name(ego->algorithm), message);
 	  MPI_Abort(ego->comm, rc);
      }
 }
@@ -266,7 +255,7 @@ static void apply(const plan *ego_, R *I, R *O)
 static int applicable(const S *ego, const problem *p_)
 {
      const problem_mpi_transpose *p = (const problem_mpi_transpose *) p_;
-     return XM(transpose_inplace_allowed)(p, ego->algorithm);
+     return XM(transpose_inplace_allowed)(p, ego->algorithm, ego->general);
 }
 
 static void awake(plan *ego_, enum wakefulness wakefulness)
@@ -281,11 +270,9 @@ static void awake(plan *ego_, enum wakefulness wakefulness)
 static void destroy(plan *ego_)
 {
      P *ego = (P *) ego_;
-     X(ifree0)(ego->send_block_sizes);
      X(ifree0)(ego->pre.leaders);
      X(ifree0)(ego->post.leaders);
-     if (ego->unit_type != FFTW_MPI_TYPE)
-	  MPI_Type_free(&ego->unit_type);
+     AIP_Plan_free(&ego->exchange); /* before comm, which carries its messages */
      MPI_Comm_free(&ego->comm);
      X(plan_destroy_internal)(ego->cld3);
      X(plan_destroy_internal)(ego->cld2rest);
@@ -296,7 +283,11 @@ static void destroy(plan *ego_)
 static void print(const plan *ego_, printer *p)
 {
      const P *ego = (const P *) ego_;
-     p->print(p, "(mpi-transpose-inplace/%s", algorithm_name(ego->algorithm));
+     AIP_Algorithm runs = AIP_Plan_algorithm(ego->exchange);
+     p->print(p, "(mpi-transpose-inplace/%s", AIP_Algorithm_name(ego->algorithm));
+     if (runs != ego->algorithm) /* the library's fallback on these nodes */
+	  p->print(p, "-runs-%s", AIP_Algorithm_name(runs));
+     p->print(p, "-aux%D", (INT) AIP_Plan_bytes(ego->exchange));
      if (ego->pre.tuple)
 	  print_tuple_transpose(&ego->pre, p);
      else
@@ -348,16 +339,17 @@ static MPI_Datatype unit_type(INT unit)
    process pe, the b x dbt block at ny-row pe * tblock of the pre-transposed
    b x ny array; from it, db x bt at nx-row pe * block of the nx x bt
    result.  Empty blocks are put at offset 0, as their offsets may lie past
-   the array and INT_MAX. */
-static void general_blocks(P *pln, const problem_mpi_transpose *p,
-			   int my_pe, int n_pes, INT unit)
+   the array and INT_MAX.  The library's plan keeps them (in bytes). */
+static int plan_general_exchange(const problem_mpi_transpose *p, int my_pe,
+				 int n_pes, INT unit, MPI_Datatype type,
+				 MPI_Comm comm, AIP_Plan *exchange)
 {
      int *sbs = (int *) MALLOC(4 * n_pes * sizeof(int), PLANS);
      int *sbo = sbs + n_pes, *rbs = sbo + n_pes, *rbo = rbs + n_pes;
      INT vn = p->vn;
      INT b = XM(block)(p->nx, p->block, my_pe);
      INT bt = XM(block)(p->ny, p->tblock, my_pe);
-     int pe;
+     int pe, rc;
 
      for (pe = 0; pe < n_pes; ++pe) {
 	  INT db = XM(block)(p->nx, p->block, pe);
@@ -367,28 +359,39 @@ static void general_blocks(P *pln, const problem_mpi_transpose *p,
 	  rbs[pe] = (int) (db * bt * vn / unit);
 	  rbo[pe] = rbs[pe] ? (int) (pe * p->block * bt * vn / unit) : 0;
      }
-     pln->send_block_sizes = sbs;
-     pln->send_block_offsets = sbo;
-     pln->recv_block_sizes = rbs;
-     pln->recv_block_offsets = rbo;
+     rc = AIP_Alltoallv_general_init(sbs, sbo, rbs, rbo, type, comm, 0,
+				     exchange);
+     X(ifree)(sbs);
+     return rc;
 }
 
-/* FFTW counts no cost for MPI (see transpose-pairwise's FIXME), so the
-   estimate only orders the choices: FFTW's pairwise exchange first when
-   the planner flag is absent, then HSA, LSA and MPICH, the order of the
-   paper's measurements, then SA, whose two steps cost more than one where
-   FFTW's large blocks make start-up costs small, then the general
-   exchange, which the others beat where they apply.  Timing planners (MEASURE, PATIENT) decide by
-   measurement instead. */
-static double estimate_rank(int algorithm)
+/* The library's plan of the exchange, on a duplicate of the problem's
+   communicator that returns errors (collective; the same result on every
+   process): n units of unit reals with each process, or the general
+   layout.  Its aux budget is $AIP_AUX_BYTES. */
+static int plan_exchange(const S *ego, const problem_mpi_transpose *p,
+			 int my_pe, int n_pes, INT n, INT unit,
+			 MPI_Comm *comm, AIP_Plan *exchange)
 {
-     switch (algorithm) {
-	 case AIP_ALGORITHM_HSA: return 1;
-	 case AIP_ALGORITHM_LSA: return 2;
-	 case AIP_ALGORITHM_MPICH: return 3;
-	 case AIP_ALGORITHM_SA: return 4;
-	 default: return 5;
-     }
+     MPI_Datatype type = unit_type(unit);
+     AIP_Options options;
+     int rc;
+
+     MPI_Comm_dup(p->comm, comm);
+     MPI_Comm_set_errhandler(*comm, MPI_ERRORS_RETURN);
+     AIP_Options_init(&options);
+     options.algorithm = ego->algorithm;
+     if (ego->general)
+	  rc = plan_general_exchange(p, my_pe, n_pes, unit, type, *comm,
+				     exchange);
+     else /* n is one block */
+	  rc = AIP_Alltoall_init((int) (n / unit), type, *comm, &options,
+				 exchange);
+     if (type != FFTW_MPI_TYPE)
+	  MPI_Type_free(&type);
+     if (rc != MPI_SUCCESS)
+	  MPI_Comm_free(comm);
+     return rc == MPI_SUCCESS;
 }
 
 static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
@@ -399,8 +402,10 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      plan *cld1 = 0, *cld2 = 0, *cld2rest = 0, *cld3 = 0;
      INT b, vn, n, unit, rest_Ioff, rest_Ooff;
      int my_pe, n_pes;
-     int general = (ego->algorithm == TRANSPOSE_INPLACE_GENERAL);
+     int general = ego->general;
      int pre_here, post_here;
+     MPI_Comm comm;
+     AIP_Plan exchange;
      R *I;
      static const plan_adt padt = {
 	  XM(transpose_solve), awake, print, destroy
@@ -446,6 +451,9 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 						    &rest_Ioff, &rest_Ooff),
 			 p->comm)) goto nada;
 
+     if (!plan_exchange(ego, p, my_pe, n_pes, n, unit, &comm, &exchange))
+	  goto nada; /* the library said why, the same on every process */
+
      pln = MKPLAN_MPI_TRANSPOSE(P, &padt, apply);
 
      pln->cld1 = cld1;
@@ -462,17 +470,9 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 	  tuple_transpose_init(&pln->post, p->nx / p->block,
 			       XM(block)(p->ny, p->tblock, my_pe), p->block * vn);
 
-     AIP_Options_init(&pln->options); /* aux: $AIP_AUX_BYTES */
-     if (general)
-	  general_blocks(pln, p, my_pe, n_pes, unit);
-     else {
-	  pln->send_block_sizes = 0;
-	  pln->count = (int) (n / unit); /* n is one block */
-	  pln->options.algorithm = (AIP_Algorithm) ego->algorithm;
-     }
-     pln->unit_type = unit_type(unit);
+     pln->exchange = exchange;
      pln->algorithm = ego->algorithm;
-     MPI_Comm_dup(p->comm, &pln->comm);
+     pln->comm = comm;
 
      X(ops_zero)(&pln->super.super.ops);
      if (cld1) X(ops_add2)(&cld1->ops, &pln->super.super.ops);
@@ -481,7 +481,10 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      if (cld3) X(ops_add2)(&cld3->ops, &pln->super.super.ops);
      if (pre_here) tuple_transpose_ops(&pln->pre, &pln->super.super.ops);
      if (post_here) tuple_transpose_ops(&pln->post, &pln->super.super.ops);
-     pln->super.super.ops.other += estimate_rank(ego->algorithm);
+     /* FFTW counts no cost for MPI (see transpose-pairwise's FIXME), so the
+	estimate only orders the instances, as the library's table does;
+	timing planners (MEASURE, PATIENT) decide by measurement instead. */
+     pln->super.super.ops.other += ego->preference;
 
      return &(pln->super.super);
 
@@ -493,21 +496,28 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      return (plan *) 0;
 }
 
-static solver *mksolver(int algorithm)
+static solver *mksolver(AIP_Algorithm algorithm, int general, int preference)
 {
      static const solver_adt sadt = { PROBLEM_MPI_TRANSPOSE, mkplan, 0 };
      S *slv = MKSOLVER(S, &sadt);
      slv->algorithm = algorithm;
+     slv->general = general;
+     slv->preference = preference;
      return &(slv->super);
 }
 
-/* Registration order is the wisdom identity of each instance (reg_id):
-   append new algorithms, never reorder. */
+/* One instance per algorithm of the library's table, in its order.  FFTW
+   signs wisdom with every registered solver (kernel/planner.c), so a
+   library with another table makes earlier wisdom of this planner
+   unusable: import fails and FFTW plans afresh (README, "Wisdom"). */
 void XM(transpose_inplace_register)(planner *p)
 {
-     REGISTER_SOLVER(p, mksolver(AIP_ALGORITHM_HSA));
-     REGISTER_SOLVER(p, mksolver(AIP_ALGORITHM_LSA));
-     REGISTER_SOLVER(p, mksolver(AIP_ALGORITHM_MPICH));
-     REGISTER_SOLVER(p, mksolver(TRANSPOSE_INPLACE_GENERAL));
-     REGISTER_SOLVER(p, mksolver(AIP_ALGORITHM_SA));
+     AIP_Algorithm algorithm;
+     AIP_Algorithm_kind kind;
+     int i, preference = 0;
+
+     for (i = 0; AIP_Algorithm_at(i, &algorithm, &kind) == MPI_SUCCESS; ++i)
+	  if (kind != AIP_KIND_CHOICE)
+	       REGISTER_SOLVER(p, mksolver(algorithm, kind == AIP_KIND_GENERAL,
+					   ++preference));
 }

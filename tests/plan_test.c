@@ -1,0 +1,263 @@
+/*
+ * plan_test - plans (AIP_*_init, AIP_Plan_execute): made once, executed
+ * several times on different buffers, each execution gives byte for byte
+ * what the MPI library's out-of-place collective gives on a copy of the
+ * input; and an execution makes no collective call of the argument check,
+ * no communicator duplication, nothing but the exchange.
+ *
+ * Cases, for every algorithm of the library's table (AIP_Algorithm_at) and
+ * auto, on nodes of two consecutive ranks (so that sa, rd and l run where
+ * p is even and above 2): AIP_Alltoall_init (doubles, a budget of a few
+ * chunks), AIP_Alltoallv_init (random symmetric counts, blocks in random
+ * order with gaps); AIP_Alltoallv_general_init for the general layouts
+ * (send and receive regions of different sizes and places, overlapping);
+ * an init whose arguments disagree (every rank returns MPI_ERR_TYPE and no
+ * plan).
+ *
+ * The MPI calls that would betray setup work during an execution are
+ * counted by definitions in this program that the library's calls resolve
+ * to (the PMPI profiling interface): MPI_Allreduce (the argument check),
+ * MPI_Comm_dup and MPI_Comm_split (communicators), MPI_Allgather (nodes).
+ *
+ *   plan_test [--seed N]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "alltoall_inplace.h"
+#include "test_util.h"
+
+#define EXECUTIONS 3
+
+/* ---- Counting the setup calls (PMPI) ---- */
+
+static long setup_calls;
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm)
+{
+    setup_calls++;
+    return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    setup_calls++;
+    return PMPI_Comm_dup(comm, newcomm);
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    setup_calls++;
+    return PMPI_Comm_split(comm, color, key, newcomm);
+}
+
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    setup_calls++;
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+/* ---- Layouts ---- */
+
+typedef struct test_run {
+    int rank, size, passed, failed;
+    unsigned long long seed;
+    MPI_Comm comm;
+} test_run;
+
+/* Elements from rank src to rank dst in case `c`: zero for a fifth, else up to 300. */
+static int pair_count(const test_run *t, int c, int src, int dst)
+{
+    uint64_t u = test_hash(t->seed + (uint64_t)c, (uint64_t)src, (uint64_t)dst);
+    return u % 5 == 0 ? 0 : 1 + (int)(u / 5 % 300);
+}
+
+/* counts[j] at displs[j] in a random order of the peers with random gaps;
+ * returns the elements the buffer needs. */
+static int place_regions(const test_run *t, int c, const int *counts, int *displs)
+{
+    int p = t->size, *order = malloc(sizeof(int) * (size_t)p), at = 0;
+    for (int j = 0; j < p; j++)
+        order[j] = j;
+    for (int j = p - 1; j > 0; j--) {
+        int k = (int)(test_hash(t->seed + (uint64_t)c, (uint64_t)t->rank, (uint64_t)j) %
+                      (uint64_t)(j + 1));
+        int swap = order[j];
+        order[j] = order[k];
+        order[k] = swap;
+    }
+    for (int i = 0; i < p; i++) {
+        at += (int)(test_hash((uint64_t)c, (uint64_t)t->rank, (uint64_t)i) % 3);
+        displs[order[i]] = at;
+        at += counts[order[i]];
+    }
+    free(order);
+    return at + 1;
+}
+
+/* ---- Executions ---- */
+
+/* Runs the plan EXECUTIONS times, each on a fresh buffer of `elements`
+ * doubles with new data, against MPI_Alltoallv(w) of the same layout on a
+ * copy; sends/recvs: counts and displacements in doubles. */
+static void check_executions(test_run *t, AIP_Plan plan, const char *what, size_t elements,
+                             const int *scounts, const int *sdispls, const int *rcounts,
+                             const int *rdispls)
+{
+    size_t bytes = elements * sizeof(double);
+    int ok = 1;
+    char name[160];
+
+    for (int e = 0; e < EXECUTIONS; e++) {
+        double *buf = malloc(bytes), *input = malloc(bytes), *expected = malloc(bytes);
+        test_fill(buf, bytes, t->seed * 31 + (uint64_t)e, t->rank);
+        memcpy(input, buf, bytes);
+        memcpy(expected, buf, bytes);
+        MPI_Alltoallv(input, scounts, sdispls, MPI_DOUBLE, expected, rcounts, rdispls,
+                      MPI_DOUBLE, t->comm);
+        long before = setup_calls;
+        int err = AIP_Plan_execute(plan, buf);
+        long during = setup_calls - before;
+        ok &= err == MPI_SUCCESS && during == 0 &&
+              first_differing_region(buf, expected, t->size, rcounts, rdispls, sizeof(double)) <
+                  0;
+        if (err != MPI_SUCCESS || during)
+            fprintf(stderr, "rank %d: %s execution %d: error %d, %ld setup calls\n", t->rank,
+                    what, e, err, during);
+        free(buf);
+        free(input);
+        free(expected);
+    }
+    snprintf(name, sizeof name, "%s, %d executions on fresh buffers (seed %llu)", what,
+             EXECUTIONS, t->seed);
+    test_count(test_agree(ok, t->comm), name, &t->passed, &t->failed, t->comm);
+}
+
+static AIP_Options options_for(AIP_Algorithm algorithm)
+{
+    AIP_Options options = AIP_OPTIONS_INIT;
+    options.algorithm = algorithm;
+    options.aux_bytes = 4096; /* chunks of 2 KiB: blocks of up to 2.4 KiB take two */
+    options.ranks_per_node = 2;
+    return options;
+}
+
+static void symmetric_cases(test_run *t, AIP_Algorithm algorithm, int c)
+{
+    int p = t->size;
+    int *counts = malloc(sizeof(int) * 4 * (size_t)p), *displs = counts + p;
+    int *equal = displs + p, *equal_displs = equal + p;
+    AIP_Options options = options_for(algorithm);
+    AIP_Plan plan;
+    char what[96];
+
+    /* AIP_Alltoall: p blocks of 37 doubles */
+    for (int j = 0; j < p; j++) {
+        equal[j] = 37;
+        equal_displs[j] = 37 * j;
+    }
+    snprintf(what, sizeof what, "AIP_Alltoall_init %s", AIP_Algorithm_name(algorithm));
+    long before = setup_calls;
+    if (AIP_Alltoall_init(37, MPI_DOUBLE, t->comm, &options, &plan) == MPI_SUCCESS) {
+        /* the init's agreement is seen: counting works, so zero during executions means it */
+        test_count(setup_calls > before, "the setup calls of an init are counted", &t->passed,
+                   &t->failed, t->comm);
+        test_count(AIP_Plan_bytes(plan) <= 4096 + 256 * (size_t)p, "plan within its budget",
+                   &t->passed, &t->failed, t->comm);
+        check_executions(t, plan, what, 37 * (size_t)p, equal, equal_displs, equal,
+                         equal_displs);
+        AIP_Plan_free(&plan);
+        test_count(plan == NULL, "AIP_Plan_free clears the handle", &t->passed, &t->failed,
+                   t->comm);
+    } else
+        test_count(0, what, &t->passed, &t->failed, t->comm);
+
+    /* AIP_Alltoallv: symmetric random counts */
+    for (int j = 0; j < p; j++)
+        counts[j] = pair_count(t, c, t->rank < j ? t->rank : j, t->rank < j ? j : t->rank);
+    size_t elements = (size_t)place_regions(t, c, counts, displs);
+    snprintf(what, sizeof what, "AIP_Alltoallv_init %s", AIP_Algorithm_name(algorithm));
+    if (AIP_Alltoallv_init(counts, displs, MPI_DOUBLE, t->comm, &options, &plan) ==
+        MPI_SUCCESS) {
+        check_executions(t, plan, what, elements, counts, displs, counts, displs);
+        AIP_Plan_free(&plan);
+    } else
+        test_count(0, what, &t->passed, &t->failed, t->comm);
+    free(counts);
+}
+
+/* Send regions packed in one random order, receive regions in another, over
+ * the same buffer: they overlap each other. */
+static void general_case(test_run *t, int c)
+{
+    int p = t->size;
+    int *scounts = malloc(sizeof(int) * 4 * (size_t)p), *sdispls = scounts + p;
+    int *rcounts = sdispls + p, *rdispls = rcounts + p;
+    AIP_Plan plan;
+
+    for (int j = 0; j < p; j++) {
+        scounts[j] = pair_count(t, c, t->rank, j);
+        rcounts[j] = pair_count(t, c, j, t->rank);
+    }
+    int send_elements = place_regions(t, c, scounts, sdispls);
+    int recv_elements = place_regions(t, c + 1, rcounts, rdispls);
+    size_t elements = (size_t)(send_elements > recv_elements ? send_elements : recv_elements);
+    if (AIP_Alltoallv_general_init(scounts, sdispls, rcounts, rdispls, MPI_DOUBLE, t->comm,
+                                   NULL, &plan) == MPI_SUCCESS) {
+        test_count(AIP_Plan_algorithm(plan) == AIP_ALGORITHM_GENERAL, "general runs general",
+                   &t->passed, &t->failed, t->comm);
+        check_executions(t, plan, "AIP_Alltoallv_general_init", elements, scounts, sdispls,
+                         rcounts, rdispls);
+        AIP_Plan_free(&plan);
+    } else
+        test_count(0, "AIP_Alltoallv_general_init", &t->passed, &t->failed, t->comm);
+    free(scounts);
+}
+
+/* Counts that disagree between ranks 0 and 1: every rank MPI_ERR_TYPE, no plan. */
+static void error_case(test_run *t)
+{
+    AIP_Plan plan = (AIP_Plan)&plan; /* not NULL: init must clear it */
+    int count = t->rank == 1 ? 2 : 1, error_class = MPI_SUCCESS;
+    if (t->size < 2)
+        return;
+    int err = AIP_Alltoall_init(count, MPI_INT, t->comm, NULL, &plan);
+    MPI_Error_class(err, &error_class);
+    test_count(test_agree(error_class == MPI_ERR_TYPE && plan == NULL, t->comm),
+               "mismatched counts: MPI_ERR_TYPE on every rank, no plan", &t->passed,
+               &t->failed, t->comm);
+}
+
+int main(int argc, char **argv)
+{
+    test_run t = { 0 };
+    AIP_Algorithm algorithm;
+    AIP_Algorithm_kind kind;
+
+    MPI_Init(&argc, &argv);
+    t.seed = (unsigned long long)time(NULL);
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--seed") == 0)
+            t.seed = strtoull(argv[i + 1], NULL, 10);
+    MPI_Bcast(&t.seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    PMPI_Comm_dup(MPI_COMM_WORLD, &t.comm);
+    MPI_Comm_set_errhandler(t.comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(t.comm, &t.rank);
+    MPI_Comm_size(t.comm, &t.size);
+
+    for (int i = 0; AIP_Algorithm_at(i, &algorithm, &kind) == MPI_SUCCESS; i++)
+        if (algorithm != AIP_ALGORITHM_DEFAULT)
+            symmetric_cases(&t, algorithm, i);
+    for (int c = 100; c < 103; c++)
+        general_case(&t, c);
+    error_case(&t);
+
+    int status = test_summary("plan_test", t.passed, t.failed, t.comm);
+    MPI_Comm_free(&t.comm);
+    MPI_Finalize();
+    return status;
+}
