@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "alltoall_inplace.h"
 #include "general_layout.h"
@@ -121,22 +120,16 @@ static int run_memory(int rank, int p, long long mib)
 
 int main(int argc, char **argv)
 {
-    int rank, p, passed = 0, failed = 0, ncases = 48;
-    unsigned long long seed = (unsigned long long)time(NULL);
-    long long memory_mib = 0;
+    int rank, p, passed = 0, failed = 0;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    for (int a = 1; a + 1 < argc; a += 2) {
-        if (!strcmp(argv[a], "--seed"))
-            seed = strtoull(argv[a + 1], NULL, 10);
-        else if (!strcmp(argv[a], "--cases"))
-            ncases = atoi(argv[a + 1]);
-        else if (!strcmp(argv[a], "--memory"))
-            memory_mib = atoll(argv[a + 1]);
-    }
-    MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    unsigned long long seed = test_seed(argc, argv, MPI_COMM_WORLD);
+    const char *cases = test_option(argc, argv, "--cases");
+    const char *memory = test_option(argc, argv, "--memory");
+    int ncases = cases ? atoi(cases) : 48;
+    long long memory_mib = memory ? atoll(memory) : 0;
     if (memory_mib > 0) {
         int status = run_memory(rank, p, memory_mib);
         MPI_Finalize();

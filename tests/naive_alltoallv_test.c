@@ -25,8 +25,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "../bench/naive_alltoallv.h"
 #include "general_layout.h"
@@ -103,19 +101,14 @@ static int refuses_gaps(int p)
 
 int main(int argc, char **argv)
 {
-    int rank, p, passed = 0, failed = 0, ncases = N_PATTERNS * N_PLACEMENTS;
-    unsigned long long seed = (unsigned long long)time(NULL);
+    int rank, p, passed = 0, failed = 0;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    for (int a = 1; a + 1 < argc; a += 2) {
-        if (!strcmp(argv[a], "--seed"))
-            seed = strtoull(argv[a + 1], NULL, 10);
-        else if (!strcmp(argv[a], "--cases"))
-            ncases = atoi(argv[a + 1]);
-    }
-    MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    unsigned long long seed = test_seed(argc, argv, MPI_COMM_WORLD);
+    const char *cases = test_option(argc, argv, "--cases");
+    int ncases = cases ? atoi(cases) : N_PATTERNS * N_PLACEMENTS;
     if (rank == 0)
         printf("naive_alltoallv_test: p=%d, seed %llu (replay with --seed %llu)\n", p, seed,
                seed);

@@ -2,6 +2,9 @@
  * test_util.c - helpers of the MPI tests (see test_util.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "test_util.h"
 
@@ -23,6 +26,23 @@ void test_fill(void *buf, size_t bytes, uint64_t seed, int rank)
             word = test_hash(seed, (uint64_t)rank, i / 8);
         out[i] = (unsigned char)(word >> (8 * (i % 8)));
     }
+}
+
+const char *test_option(int argc, char **argv, const char *name)
+{
+    const char *value = NULL;
+    for (int a = 1; a + 1 < argc; a += 2)
+        if (strcmp(argv[a], name) == 0)
+            value = argv[a + 1];
+    return value;
+}
+
+unsigned long long test_seed(int argc, char **argv, MPI_Comm comm)
+{
+    const char *given = test_option(argc, argv, "--seed");
+    unsigned long long seed = given ? strtoull(given, NULL, 10) : (unsigned long long)time(NULL);
+    MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+    return seed;
 }
 
 int test_agree(int ok, MPI_Comm comm)

@@ -22,6 +22,12 @@ uint64_t test_hash(uint64_t a, uint64_t b, uint64_t c);
  * noise for the tests that compare with the MPI library's result on a copy. */
 void test_fill(void *buf, size_t bytes, uint64_t seed, int rank);
 
+/* The value of option `name` in argv, whose options all take a value
+ * ("--seed 5 --cases 12"); NULL if it is not there. */
+const char *test_option(int argc, char **argv, const char *name);
+/* The run's seed: --seed N, else the time; rank 0's on every rank. */
+unsigned long long test_seed(int argc, char **argv, MPI_Comm comm);
+
 /* 1 on every rank if `ok` is true on every rank of comm, else 0 on every rank. */
 int test_agree(int ok, MPI_Comm comm);
 
