@@ -86,7 +86,7 @@ build_all() {
     "$top/bench/smpi/install_simgrid.sh"
     flags="-O2 -g -std=gnu11 -Wall -Wextra"
     mkdir -p "$build/lib"
-    for src in "$top"/alltoall_inplace/*.c; do
+    for src in "$top"/alltoall_inplace/*/*.c; do # file names are unique across layers
         smpicc $flags -DAIP_BLOCKING_WAIT=1 -I"$top/alltoall_inplace" -c "$src" \
             -o "$build/lib/$(basename "$src" .c).o"
     done

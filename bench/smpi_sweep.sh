@@ -75,12 +75,14 @@ mkdir -p "$OUT" "$build"
 if [ "$plot_only" = 0 ]; then
     # ---- Build (smpicc; seconds) -------------------------------------------------
     flags="-O2 -g -std=gnu11 -Wall -Wextra -I$top/alltoall_inplace -I$top/bench"
-    for src in "$top"/alltoall_inplace/*.c; do
+    for src in "$top"/alltoall_inplace/*/*.c; do # file names are unique across layers
         smpicc $flags -DAIP_BLOCKING_WAIT=1 -c "$src" \
             -o "$build/$(basename "$src" .c).o"
     done
-    smpicc $flags -c "$top/bench/alltoall_sweep.c" -o "$build/alltoall_sweep.o"
-    smpicc $flags -c "$top/bench/bench_util.c" -o "$build/bench_util.o"
+    for src in bench/alltoall_sweep.c bench/bench_util.c common/exchange_data.c \
+               common/proc_memory.c; do
+        smpicc $flags -c "$top/$src" -o "$build/$(basename "$src" .c).o"
+    done
     smpicc -o "$build/alltoall_sweep" "$build"/*.o
 
     # ---- Platform and hostfile -------------------------------------------------
