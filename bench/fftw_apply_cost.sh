@@ -1,6 +1,6 @@
-#!/bin/sh
+#!/bin/bash
 # fftw_apply_cost.sh [-n RANKS] [-s "N|N0xN1xN2 ..."] [-v "VARIANT ..."]
-#                    [-r ROUNDS] [-t TIME_REPEAT] [-p measure|estimate|patient] DIR
+#                    [-r ROUNDS] [-t TIME_REPEAT] [-p measure|estimate|patient] DIR...
 # What one apply of an in-place 3D real forward transform costs besides the
 # FFT and the exchange: mpi-bench -s irN0xN1xN2 (default sizes 64, where
 # per-apply setup matters, and 256) on RANKS ranks (default 2), for
@@ -10,13 +10,16 @@
 #   general   ours, -o inplace=general (FFTW_MPI_INPLACE_ALGORITHM=general)
 #   lsa, mpich, sa, auto   likewise (not run unless named with -v)
 #
-# printing one table: the time per transform (mpi-bench's own timing: the
-# median and min of its TIME_REPEAT measurements; over ROUNDS runs, the
-# median of the runs' medians and the least min; runs interleaved, the
-# variants' order rotating each round, as the machine is noisy), the
-# planning time (mpi-bench's "setup", median), and from one more run under
-# the PMPI shim bench/mpi_calls.c (LD_PRELOAD) the calls per execute of the
-# timed plan, its first execute left out (lazy setup is shown apart):
+# for each build DIR (several: before and after a change, say, timed in the
+# same interleaved session, which is the only fair comparison on a noisy
+# machine), printing one table: the time per transform (mpi-bench's own
+# timing: the median and min of its TIME_REPEAT measurements; over ROUNDS
+# runs, the median of the runs' medians and the least min; runs
+# interleaved, the order of the builds and variants rotating each round),
+# the planning time (mpi-bench's "setup": the median; it plans twice, with
+# FFTW_ESTIMATE to see that it can, then for real), and from one more run
+# under the PMPI shim bench/mpi_calls.c (LD_PRELOAD) the calls per execute
+# of the timed plan, its first execute left out (lazy setup is shown apart):
 #
 #   coll     collectives, communicator creation/freeing included
 #   besides  those besides the exchange itself (all but MPI_Alltoall/v/w)
@@ -27,36 +30,38 @@
 #            (those inside the MPI library: "other" in the details)
 #   getenv   getenv calls (all callers)
 #   1st      collectives of the plan's first execute beyond a later one
-#   plan-ar  MPI_Allreduce calls during planning (FFTW's planner, our
-#            solvers' choice, trial runs), and "env" the getenv calls made
-#            by FFTW during planning: in our solvers' choice, each is one
-#            MPI_Allreduce of the agreement on FFTW_MPI_INPLACE_ALGORITHM
+#   plan-ar  MPI_Allreduce calls during planning (both plans: FFTW's
+#            planner, our solvers' choice, trial runs), and "env" the getenv
+#            calls made by FFTW during planning: in our solvers' choice
+#            (transpose-inplace-choice.c) each came with one MPI_Allreduce
+#            of the agreement on FFTW_MPI_INPLACE_ALGORITHM
 #
 # Values are means over the ranks, "a-b" where the ranks differ.  Then, per
 # row, every call per execute by function and caller (prog, fftw, aip,
-# other: see bench/mpi_calls.c).
+# other: see bench/mpi_calls.c), and the medians of the timed runs.
 #
 # DIR: the install prefix of a build (bin/mpi-bench, lib/libfftw3_mpi.so;
 # e.g. build/openmpi/install), its fftw/ stage directory, or the build
-# directory itself.
+# directory itself.  Builds are named A, B, ... in the order given.
 #
 #   -n RANKS        default 2
 #   -s SIZES        default "64 256"
 #   -v VARIANTS     default "stock hsa general"
-#   -r ROUNDS       timed runs per size and variant (default 5)
+#   -r ROUNDS       timed runs per row (default 5)
 #   -t TIME_REPEAT  mpi-bench --time-repeat (default 8)
 #   -p PLANNER      default measure
 #
-# Environment: MPIRUN (command taking RANKS then the program; default the
-# build's tests/mpirun.sh if DIR is or is in a build directory, else
-# mpiexec of the MPI libfftw3_mpi links), MPICC (to build the shim; default
-# that MPI's mpicc), SHIM (a built mpi_calls.so instead), AIP_AUX_BYTES (our
-# solvers' budget, default 1M).
+# Environment: MPIRUN (command taking RANKS then the program, for every
+# build; default a build's tests/mpirun.sh if DIR is or is in a build
+# directory, else mpiexec of the MPI libfftw3_mpi links), MPICC (to build
+# the shim; default that MPI's mpicc), SHIM (a built mpi_calls.so instead,
+# e.g. bench/.libs/mpi_calls.so of a build), AIP_AUX_BYTES (our solvers'
+# budget, default 1M).
 set -eu
 np=2 sizes="64 256" variants="stock hsa general" rounds=5 repeats=8 planner=measure
 usage() {
     echo "usage: fftw_apply_cost.sh [-n RANKS] [-s SIZES] [-v VARIANTS] [-r ROUNDS]" \
-         "[-t TIME_REPEAT] [-p measure|estimate|patient] DIR" >&2
+         "[-t TIME_REPEAT] [-p measure|estimate|patient] DIR..." >&2
     exit 2
 }
 while [ $# -gt 0 ]; do
@@ -71,48 +76,70 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
-[ $# -eq 1 ] || usage
+[ $# -ge 1 ] || usage
 here=$(cd "$(dirname "$0")" && pwd)
-dir=$(cd "$1" && pwd)
 case "$planner" in measure) planner_opt= ;; *) planner_opt="-o $planner" ;; esac
-
-# ---- What to run -------------------------------------------------------------
-builddir=
-if [ -x "$dir/fftw/bin/mpi-bench" ]; then
-    builddir=$dir fftw=$dir/fftw
-elif [ -e "$dir/bin/mpi-bench" ]; then
-    fftw=$dir
-    [ -f "$dir/../tests/mpirun.sh" ] && builddir=$(cd "$dir/.." && pwd)
-else
-    echo "fftw_apply_cost.sh: no bin/mpi-bench or fftw/bin/mpi-bench in $dir" >&2
-    exit 1
-fi
-mpibench=$fftw/bin/mpi-bench
-fftw_mpi_lib=$fftw/lib/libfftw3_mpi.so
-if ldd "$fftw_mpi_lib" | grep -q 'libmpich'; then
-    flavor=mpich
-elif ldd "$fftw_mpi_lib" | grep -q 'libmpi\.so'; then
-    flavor=openmpi
-else
-    echo "fftw_apply_cost.sh: which MPI does $fftw_mpi_lib link?" >&2
-    exit 1
-fi
-if [ -z "${MPIRUN:-}" ]; then
-    if [ -n "$builddir" ]; then
-        MPIRUN=$builddir/tests/mpirun.sh
-    elif [ "$flavor" = openmpi ]; then
-        MPIRUN="env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec.openmpi --oversubscribe -n"
-    else
-        MPIRUN="mpiexec.mpich -n"
-    fi
-fi
-
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if [ -z "${SHIM:-}" ]; then
-    SHIM=$tmp/mpi_calls.so
-    ${MPICC:-mpicc.$flavor} -O2 -shared -fPIC -o "$SHIM" "$here/mpi_calls.c" -ldl -pthread
-fi
+
+# ---- The builds ------------------------------------------------------------------
+# per build b: name[b] (A, B, ...), fftw[b], mpibench[b], flavor[b], mpirun[b],
+# shim[b], source[b]
+names=(A B C D E F G H)
+[ $# -le ${#names[@]} ] || { echo "fftw_apply_cost.sh: at most ${#names[@]} builds" >&2; exit 2; }
+builds=()
+b=0
+for arg in "$@"; do
+    dir=$(cd "$arg" && pwd)
+    builddir=
+    if [ -x "$dir/fftw/bin/mpi-bench" ]; then
+        builddir=$dir fftw[b]=$dir/fftw
+    elif [ -e "$dir/bin/mpi-bench" ]; then
+        fftw[b]=$dir
+        [ -f "$dir/../tests/mpirun.sh" ] && builddir=$(cd "$dir/.." && pwd)
+    else
+        echo "fftw_apply_cost.sh: no bin/mpi-bench or fftw/bin/mpi-bench in $dir" >&2
+        exit 1
+    fi
+    mpibench[b]=${fftw[b]}/bin/mpi-bench
+    lib=${fftw[b]}/lib/libfftw3_mpi.so
+    if ldd "$lib" | grep -q 'libmpich'; then
+        flavor[b]=mpich
+    elif ldd "$lib" | grep -q 'libmpi\.so'; then
+        flavor[b]=openmpi
+    else
+        echo "fftw_apply_cost.sh: which MPI does $lib link?" >&2
+        exit 1
+    fi
+    if [ -n "${MPIRUN:-}" ]; then
+        mpirun[b]=$MPIRUN
+    elif [ -n "$builddir" ]; then
+        mpirun[b]=$builddir/tests/mpirun.sh
+    elif [ "${flavor[b]}" = openmpi ]; then
+        mpirun[b]="env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec.openmpi --oversubscribe -n"
+    else
+        mpirun[b]="mpiexec.mpich -n"
+    fi
+    if [ -n "${SHIM:-}" ]; then
+        shim[b]=$SHIM
+    else
+        shim[b]=$tmp/mpi_calls-${flavor[b]}.so
+        [ -f "${shim[b]}" ] || ${MPICC:-mpicc.${flavor[b]}} -O2 -shared -fPIC -o "${shim[b]}" \
+            "$here/mpi_calls.c" -ldl -pthread
+    fi
+    source[b]=unknown
+    if [ -n "$builddir" ] && [ -f "$builddir/Makefile" ]; then
+        src=$(sed -n 's/^abs_top_srcdir = //p' "$builddir/Makefile")
+        if [ -n "$src" ] && git -C "$src" rev-parse HEAD > /dev/null 2>&1; then
+            dirty=
+            [ -z "$(git -C "$src" status --porcelain --untracked-files=no)" ] ||
+                dirty=", with uncommitted changes"
+            source[b]="$(git -C "$src" rev-parse HEAD) ($src$dirty)"
+        fi
+    fi
+    builds+=("$b")
+    b=$((b + 1))
+done
 
 variant_env() {
     case "$1" in
@@ -130,83 +157,84 @@ variant_opts() {
 dims_of() { case "$1" in *x*) echo "$1" ;; *) echo "$1x$1x$1" ;; esac; }
 for v in $variants; do variant_opts "$v" > /dev/null; done
 
-# bench OUT PRELOAD SIZE VARIANT: mpi-bench's output (and the shim's lines)
-# in OUT; the exit status
+# bench OUT PRELOAD BUILD SIZE VARIANT: mpi-bench's output (and the shim's
+# lines) in OUT; the exit status
 bench() {
-    out=$1 preload=$2 dims=$(dims_of "$3") v=$4
+    local out=$1 preload=$2 b=$3 dims v=$5
+    dims=$(dims_of "$4")
     # shellcheck disable=SC2046,SC2086 # word lists
-    env $(variant_env "$v") $MPIRUN "$np" ${preload:+env LD_PRELOAD=$preload} "$mpibench" \
-        $planner_opt --time-repeat "$repeats" $(variant_opts "$v") -v2 -s "ir$dims" \
-        > "$out" 2>&1 || { echo "mpi-bench ir$dims ($v) failed:" >&2; tail -n 20 "$out" >&2; return 1; }
+    env $(variant_env "$v") ${mpirun[b]} "$np" ${preload:+env LD_PRELOAD=$preload} \
+        "${mpibench[b]}" $planner_opt --time-repeat "$repeats" $(variant_opts "$v") -v2 \
+        -s "ir$dims" > "$out" 2>&1 ||
+        { echo "mpi-bench ir$dims ($v, build ${names[b]}) failed:" >&2; tail -n 20 "$out" >&2
+          return 1; }
 }
 
 # ---- Header -------------------------------------------------------------------
-commit=
-if [ -n "$builddir" ] && [ -f "$builddir/Makefile" ]; then
-    src=$(sed -n 's/^abs_top_srcdir = //p' "$builddir/Makefile")
-    if [ -n "$src" ] && git -C "$src" rev-parse HEAD > /dev/null 2>&1; then
-        dirty=
-        [ -z "$(git -C "$src" status --porcelain --untracked-files=no)" ] ||
-            dirty=", with uncommitted changes"
-        commit="$(git -C "$src" rev-parse HEAD) ($src$dirty)"
-    fi
-fi
 echo "fftw_apply_cost.sh: mpi-bench -s ir<size> on $np ranks, FFTW_$(echo "$planner" |
-     tr a-z A-Z), aux budget ${AIP_AUX_BYTES:-1M}; $rounds interleaved runs of" \
+     tr '[:lower:]' '[:upper:]'), aux budget ${AIP_AUX_BYTES:-1M}; $rounds interleaved runs of" \
      "--time-repeat $repeats per row"
 echo "date:    $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "source:  ${commit:-unknown}"
-echo "FFTW:    $fftw"
-echo "MPI:     $flavor, $(case $flavor in
-     openmpi) ompi_info --version 2>/dev/null | head -n 1 ;;
-     *) mpichversion 2>/dev/null | head -n 1 | tr -s ' \t' ' ' ;; esac), run by $MPIRUN"
 echo "machine: $(uname -n), $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' \
      /proc/cpuinfo | head -n 1), load average at start $(cut -d' ' -f1-3 /proc/loadavg)"
+for b in "${builds[@]}"; do
+    echo "build ${names[b]}: source ${source[b]}"
+    echo "         FFTW ${fftw[b]}"
+    echo "         MPI ${flavor[b]}, $(case ${flavor[b]} in
+     openmpi) ompi_info --version 2>/dev/null | head -n 1 ;;
+     *) mpichversion 2>/dev/null | head -n 1 | tr -s ' \t' ' ' ;; esac), run by ${mpirun[b]}"
+done
 
 # ---- Calls, under the shim --------------------------------------------------------
 for s in $sizes; do
-    for v in $variants; do
-        bench "$tmp/calls-$s-$v" "$SHIM" "$s" "$v"
+    for b in "${builds[@]}"; do
+        for v in $variants; do
+            bench "$tmp/calls-$b-$s-$v" "${shim[b]}" "$b" "$s" "$v"
+        done
     done
 done
 
 # ---- Times, interleaved ------------------------------------------------------------
-k=0
+rows=()
+for b in "${builds[@]}"; do
+    for v in $variants; do rows+=("$b:$v"); done
+done
 for r in $(seq "$rounds"); do
     for s in $sizes; do
-        # rotate the variants' order by one each round
-        set -- $variants
-        i=0
-        while [ "$i" -lt $((k % $#)) ]; do
-            first=$1; shift; set -- "$@" "$first"; i=$((i + 1))
-        done
-        for v in "$@"; do
-            bench "$tmp/time" "" "$s" "$v"
-            plan=$(grep -ao 'mpi-transpose-[a-z/]*' "$tmp/time" | sort -u | tr '\n' '+' | sed 's/+$//')
-            awk -v v="$v" -v s="$s" -v plan="${plan:-none}" '
+        # rotate the rows' order by one each round
+        k=$(( (r - 1) % ${#rows[@]} ))
+        for row in "${rows[@]:k}" "${rows[@]:0:k}"; do
+            b=${row%%:*} v=${row#*:}
+            bench "$tmp/time" "" "$b" "$s" "$v"
+            plan=$(grep -ao 'mpi-transpose-[a-z/]*' "$tmp/time" | sort -u | tr '\n' '+' |
+                   sed 's/+$//')
+            awk -v b="$b" -v v="$v" -v s="$s" -v plan="${plan:-none}" '
                 function sec(x, u) {
                     return x * (u ~ /^s/ ? 1 : u ~ /^ms/ ? 1e-3 : u ~ /^us/ ? 1e-6 : 1e-9) }
-                /^Problem:/ { split($0, a, "setup: "); split(a[2], b, " ");
-                              setup = sec(b[1], b[2]) }
+                /^Problem:/ { split($0, a, "setup: "); split(a[2], c, " ");
+                              setup = sec(c[1], c[2]) }
                 /^Time: min/ { min = sec($3, $4); median = sec($(NF-1), $NF) }
-                END { printf "%s %s %.9g %.9g %.9g %s\n", s, v, median, min, setup, plan }' \
+                END { printf "%s %s %s %.9g %.9g %.9g %s\n", b, s, v, median, min, setup, plan }' \
                 "$tmp/time" >> "$tmp/times"
         done
     done
-    k=$((k + 1))
 done
 
 # ---- The table ----------------------------------------------------------------
 echo
-printf '%-14s %-8s %10s %10s %9s |%6s %7s %5s %6s %7s %6s %6s |%4s |%6s %4s  %s\n' \
-    problem variant median min planning coll besides p2p local waits malloc getenv \
+printf '%-14s %-10s %10s %10s %9s |%6s %7s %5s %6s %7s %6s %6s |%4s |%6s %4s  %s\n' \
+    problem "build" median min planning coll besides p2p local waits malloc getenv \
     1st plan-ar env "transposes in the plan"
 for s in $sizes; do
-    for v in $variants; do
-        plan=$(grep -ao 'mpi-transpose-[a-z/]*' "$tmp/calls-$s-$v" | sort -u | tr '\n' ' ')
-        grep -a '^mpi_calls ' "$tmp/calls-$s-$v" > "$tmp/lines" || true
-        awk -v s="$s" -v v="$v" '$1 == s && $2 == v' "$tmp/times" > "$tmp/rows"
-        awk -v problem="ir$(dims_of "$s")" -v v="$v" -v plan="${plan:-(none)}" \
+  for v in $variants; do
+    for b in "${builds[@]}"; do
+        plan=$(grep -ao 'mpi-transpose-[a-z/]*' "$tmp/calls-$b-$s-$v" | sort -u | tr '\n' ' ')
+        grep -a '^mpi_calls ' "$tmp/calls-$b-$s-$v" > "$tmp/lines" || true
+        awk -v b="$b" -v s="$s" -v v="$v" '$1 == b && $2 == s && $3 == v' "$tmp/times" \
+            > "$tmp/rows"
+        label=$v
+        [ ${#builds[@]} -eq 1 ] || label="${names[b]} $v"
+        awk -v problem="ir$(dims_of "$s")" -v v="$label" -v plan="${plan:-(none)}" \
             -v details="$tmp/details" '
         function ms(x) {
             if (x >= 1) return sprintf("%.2f s", x)
@@ -242,8 +270,8 @@ for s in $sizes; do
             for (i in a) waits["MPI_" a[i]] = 1
             exchange["MPI_Alltoall"] = exchange["MPI_Alltoallv"] = exchange["MPI_Alltoallw"] = 1
         }
-        FILENAME ~ /rows$/ { nt++; tmed[nt] = $3; tmin[nt] = $4; tset[nt] = $5
-                             if (!($6 in seen)) { seen[$6] = 1; plans = plans " " $6 }
+        FILENAME ~ /rows$/ { nt++; tmed[nt] = $4; tmin[nt] = $5; tset[nt] = $6
+                             if (!($7 in seen)) { seen[$7] = 1; plans = plans " " $7 }
                              next }
         {   # a line of the shim
             r = $2; sub(/rank=/, "", r); if (r + 1 > nranks) nranks = r + 1
@@ -288,7 +316,7 @@ for s in $sizes; do
             }
             for (i = 1; i <= nt; i++) { a1[i] = tmed[i]; a2[i] = tset[i] }
             mn = tmin[1]; for (i = 2; i <= nt; i++) if (tmin[i] < mn) mn = tmin[i]
-            printf "%-14s %-8s %10s %10s %9s |%6s %7s %5s %6s %7s %6s %6s |%4s |%6s %4s  %s\n",
+            printf "%-14s %-10s %10s %10s %9s |%6s %7s %5s %6s %7s %6s %6s |%4s |%6s %4s  %s\n",
                 problem, v, nt ? ms(med(a1, nt)) : "-", nt ? ms(mn) : "-",
                 nt ? ms(med(a2, nt)) : "-", over_ranks("coll"), over_ranks("besides"),
                 over_ranks("p2p"), over_ranks("local"), over_ranks("waits"),
@@ -321,6 +349,7 @@ for s in $sizes; do
             return s }
         ' "$tmp/rows" "$tmp/lines"
     done
+  done
 done
 echo
 echo "load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
