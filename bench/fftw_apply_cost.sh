@@ -1,6 +1,7 @@
 #!/bin/bash
 # fftw_apply_cost.sh [-n RANKS] [-s "N|N0xN1xN2 ..."] [-v "VARIANT ..."]
-#                    [-r ROUNDS] [-t TIME_REPEAT] [-p measure|estimate|patient] DIR...
+#                    [-r ROUNDS] [-t TIME_REPEAT] [-p measure|estimate|patient]
+#                    [-w QUIET] DIR...
 # What one apply of an in-place 3D real forward transform costs besides the
 # FFT and the exchange: mpi-bench -s irN0xN1xN2 (default sizes 64, where
 # per-apply setup matters, and 256) on RANKS ranks (default 2), for
@@ -50,6 +51,11 @@
 #   -r ROUNDS       timed runs per row (default 5)
 #   -t TIME_REPEAT  mpi-bench --time-repeat (default 8)
 #   -p PLANNER      default measure
+#   -w QUIET        before each timed run, wait (up to 5 minutes) until the
+#                   machine is quiet: at most QUIET other runnable tasks on
+#                   average over 2 s (/proc/loadavg; 0.5, say, on a machine
+#                   that others share); the end of the output says how many
+#                   runs waited and how many gave up
 #
 # Environment: MPIRUN (command taking RANKS then the program, for every
 # build; default a build's tests/mpirun.sh if DIR is or is in a build
@@ -58,10 +64,11 @@
 # e.g. bench/.libs/mpi_calls.so of a build), AIP_AUX_BYTES (our solvers'
 # budget, default 1M).
 set -eu
-np=2 sizes="64 256" variants="stock hsa general" rounds=5 repeats=8 planner=measure
+np=2 sizes="64 256" variants="stock hsa general" rounds=5 repeats=8 planner=measure quiet=
+quiet_wait=300 waited=0 gave_up=0 timed_runs=0
 usage() {
     echo "usage: fftw_apply_cost.sh [-n RANKS] [-s SIZES] [-v VARIANTS] [-r ROUNDS]" \
-         "[-t TIME_REPEAT] [-p measure|estimate|patient] DIR..." >&2
+         "[-t TIME_REPEAT] [-p measure|estimate|patient] [-w QUIET] DIR..." >&2
     exit 2
 }
 while [ $# -gt 0 ]; do
@@ -72,6 +79,7 @@ while [ $# -gt 0 ]; do
     -r) rounds=$2; shift 2 ;;
     -t) repeats=$2; shift 2 ;;
     -p) planner=$2; shift 2 ;;
+    -w) quiet=$2; shift 2 ;;
     -*) usage ;;
     *) break ;;
     esac
@@ -170,6 +178,26 @@ bench() {
           return 1; }
 }
 
+# wait_quiet: with -w, until the other runnable tasks average at most $quiet
+wait_quiet() {
+    local t0=$SECONDS load first=1
+    [ -n "$quiet" ] || return 0
+    while :; do
+        # procs_running counts the cut reading it
+        load=$(for _ in 1 2 3 4 5 6 7 8 9 10; do cut -d' ' -f4 /proc/loadavg; sleep 0.2
+               done | awk -F/ '{ s += $1 - 1 } END { print s / NR }')
+        if awk -v l="$load" -v q="$quiet" 'BEGIN { exit !(l <= q) }'; then
+            [ "$first" ] || waited=$((waited + 1))
+            return 0
+        fi
+        first=
+        if [ $((SECONDS - t0)) -ge "$quiet_wait" ]; then
+            gave_up=$((gave_up + 1))
+            return 0
+        fi
+    done
+}
+
 # ---- Header -------------------------------------------------------------------
 echo "fftw_apply_cost.sh: mpi-bench -s ir<size> on $np ranks, FFTW_$(echo "$planner" |
      tr '[:lower:]' '[:upper:]'), aux budget ${AIP_AUX_BYTES:-1M}; $rounds interleaved runs of" \
@@ -205,6 +233,8 @@ for r in $(seq "$rounds"); do
         k=$(( (r - 1) % ${#rows[@]} ))
         for row in "${rows[@]:k}" "${rows[@]:0:k}"; do
             b=${row%%:*} v=${row#*:}
+            wait_quiet
+            timed_runs=$((timed_runs + 1))
             bench "$tmp/time" "" "$b" "$s" "$v"
             plan=$(grep -ao 'mpi-transpose-[a-z/]*' "$tmp/time" | sort -u | tr '\n' '+' |
                    sed 's/+$//')
@@ -352,7 +382,8 @@ for s in $sizes; do
   done
 done
 echo
-echo "load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average at the end $(cut -d' ' -f1-3 /proc/loadavg)${quiet:+; of $timed_runs timed runs,
+$waited waited for at most $quiet other runnable tasks, $gave_up gave up after ${quiet_wait} s}"
 echo
 echo "Calls per execute of the timed plan (its first execute left out), by function and caller:"
 echo
