@@ -506,10 +506,14 @@ static solver *mksolver(AIP_Algorithm algorithm, int general, int preference)
      return &(slv->super);
 }
 
-/* One instance per algorithm of the library's table, in its order.  FFTW
-   signs wisdom with every registered solver (kernel/planner.c), so a
-   library with another table makes earlier wisdom of this planner
-   unusable: import fails and FFTW plans afresh (README, "Wisdom"). */
+/* One instance per algorithm of the library's table, in its order.  A
+   wisdom file imports only whole, and only if its signature, an md5 of
+   every registered solver's name and place (kernel/planner.c), is this
+   planner's.  So a library with another table (an algorithm added,
+   removed or moved, even without rebuilding FFTW) makes all earlier MPI
+   wisdom unimportable, as stock FFTW's is: fftw_import_wisdom_* returns 0,
+   FFTW_WISDOM_ONLY plans are NULL, and other plans are made without wisdom
+   (README and docs/design.md, "Wisdom"). */
 void XM(transpose_inplace_register)(planner *p)
 {
      AIP_Algorithm algorithm;
