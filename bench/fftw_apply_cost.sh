@@ -1,7 +1,7 @@
 #!/bin/bash
 # fftw_apply_cost.sh [-n RANKS] [-s "N|N0xN1xN2 ..."] [-v "VARIANT ..."]
 #                    [-r ROUNDS] [-t TIME_REPEAT] [-p measure|estimate|patient]
-#                    [-w QUIET] DIR...
+#                    [-w QUIET [-W SECONDS]] DIR...
 # What one apply of an in-place 3D real forward transform costs besides the
 # FFT and the exchange: mpi-bench -s irN0xN1xN2 (default sizes 64, where
 # per-apply setup matters, and 256) on RANKS ranks (default 2), for
@@ -51,11 +51,11 @@
 #   -r ROUNDS       timed runs per row (default 5)
 #   -t TIME_REPEAT  mpi-bench --time-repeat (default 8)
 #   -p PLANNER      default measure
-#   -w QUIET        before each timed run, wait (up to 5 minutes) until the
-#                   machine is quiet: at most QUIET other runnable tasks on
-#                   average over 2 s (/proc/loadavg; 0.5, say, on a machine
-#                   that others share); the end of the output says how many
-#                   runs waited and how many gave up
+#   -w QUIET        before each timed run, wait (up to -W SECONDS, default
+#                   300) until the machine is quiet: at most QUIET other
+#                   runnable tasks on average over 2 s (/proc/loadavg; 1,
+#                   say, on a machine that others share); the end of the
+#                   output says how many runs waited and how many gave up
 #
 # Environment: MPIRUN (command taking RANKS then the program, for every
 # build; default a build's tests/mpirun.sh if DIR is or is in a build
@@ -68,7 +68,7 @@ np=2 sizes="64 256" variants="stock hsa general" rounds=5 repeats=8 planner=meas
 quiet_wait=300 waited=0 gave_up=0 timed_runs=0
 usage() {
     echo "usage: fftw_apply_cost.sh [-n RANKS] [-s SIZES] [-v VARIANTS] [-r ROUNDS]" \
-         "[-t TIME_REPEAT] [-p measure|estimate|patient] [-w QUIET] DIR..." >&2
+         "[-t TIME_REPEAT] [-p measure|estimate|patient] [-w QUIET [-W SECONDS]] DIR..." >&2
     exit 2
 }
 while [ $# -gt 0 ]; do
@@ -80,6 +80,7 @@ while [ $# -gt 0 ]; do
     -t) repeats=$2; shift 2 ;;
     -p) planner=$2; shift 2 ;;
     -w) quiet=$2; shift 2 ;;
+    -W) quiet_wait=$2; shift 2 ;;
     -*) usage ;;
     *) break ;;
     esac
