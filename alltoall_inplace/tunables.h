@@ -4,12 +4,15 @@
  *
  * Environment variables change the defaults of calls that do not set the
  * option themselves (AIP_Options); they are read at each call, so the
- * library holds no mutable global configuration.
+ * library holds no mutable global configuration.  AIP_FAULT_ALLOC, a hook
+ * for tests rather than an option, is read once per process (call/alloc.c).
  *
  *   X(field, environment variable, default, help)
  */
 #ifndef AIP_TUNABLES_H
 #define AIP_TUNABLES_H
+
+#define AIP_FAULT_ALLOC_ENV "AIP_FAULT_ALLOC"
 
 #define AIP_ENV_TUNABLES(X)                                                             \
     X(algorithm, "AIP_ALGORITHM", "auto",                                               \
@@ -30,7 +33,11 @@
       "nodes of the node-aware algorithms: k groups consecutive ranks into nodes of k; "  \
       "0 = the nodes MPI_COMM_TYPE_SHARED finds")                                      \
     X(debug, "AIP_DEBUG", "0",                                                          \
-      "1: rank 0 prints each call's algorithm, budget and chunk size to stderr")
+      "1: rank 0 prints each call's algorithm, budget and chunk size to stderr")        \
+    X(fault_alloc, AIP_FAULT_ALLOC_ENV, "",                                             \
+      "for tests, read once per process: r:k makes the k-th allocation of the library " \
+      "on MPI_COMM_WORLD rank r fail; count prints each rank's number of allocations "  \
+      "at exit")
 
 /* Built-in constants (compile time). */
 

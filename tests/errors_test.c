@@ -4,6 +4,10 @@
  * leave the buffer untouched: nothing is exchanged halfway.
  *
  *   errors_test             all cases (run on 1..4 ranks)
+ *
+ * With them, calls that are not errors but once went wrong in the check's
+ * neighbourhood: datatypes of other extents but the same signature on
+ * different ranks, and a plan whose node tables a later call replaced.
  *   errors_test --bad-env   a tunable (AIP_ALGORITHM, AIP_AUX_BYTES, ...)
  *                           holds garbage: every call must fail with MPI_ERR_ARG
  */
@@ -60,6 +64,7 @@ static void bad_arguments(test_run *t)
     const int last = t->size - 1;
     AIP_Options opt = AIP_OPTIONS_INIT;
     MPI_Datatype vector, short_int_pairs;
+    AIP_Plan plan = NULL;
     int err;
 
     /* Counts. */
@@ -116,6 +121,33 @@ static void bad_arguments(test_run *t)
     err = AIP_Alltoallw(t->buf, t->counts, t->displs, t->types, MPI_COMM_WORLD);
     expect(t, "AIP_Alltoallw with MPI_SHORT_INT (padded) for rank 0", err, MPI_ERR_TYPE);
     MPI_Type_free(&short_int_pairs);
+    /* An invalid datatype must be reported before anything reads what it would describe
+     * (the front end once used the unset type info of a failed lookup: run under valgrind).
+     * Displacements in bytes, so that nothing but the datatype is wrong. */
+#define BYTE_DISPLACEMENTS()                                                                    \
+    for (int j = 0; j < t->size; j++)                                                           \
+        t->displs[j] = j * COUNT * (int)sizeof(double)
+    BYTE_DISPLACEMENTS();
+    if (t->rank == last)
+        t->types[0] = MPI_DATATYPE_NULL;
+    err = AIP_Alltoallw(t->buf, t->counts, t->displs, t->types, MPI_COMM_WORLD);
+    expect(t, "AIP_Alltoallw with MPI_DATATYPE_NULL at index 0 on the last rank", err,
+           MPI_ERR_TYPE);
+    BYTE_DISPLACEMENTS();
+    if (t->rank == 0)
+        t->types[last] = MPI_DATATYPE_NULL;
+    err = AIP_Alltoallw(t->buf, t->counts, t->displs, t->types, MPI_COMM_WORLD);
+    expect(t, "AIP_Alltoallw with MPI_DATATYPE_NULL at the last index on rank 0", err,
+           MPI_ERR_TYPE);
+    BYTE_DISPLACEMENTS();
+    if (t->rank == 0)
+        t->types[last] = MPI_DATATYPE_NULL;
+    err = AIP_Alltoallw_init(t->counts, t->displs, t->types, MPI_COMM_WORLD, NULL, &plan);
+    expect(t, "AIP_Alltoallw_init with MPI_DATATYPE_NULL at the last index on rank 0", err,
+           MPI_ERR_TYPE);
+    if (plan != NULL)
+        expect(t, "AIP_Alltoallw_init that failed left a plan", MPI_ERR_OTHER, MPI_SUCCESS);
+#undef BYTE_DISPLACEMENTS
 
     /* Options. */
     opt.algorithm = t->rank == last ? (AIP_Algorithm)99 : AIP_ALGORITHM_HSA;
@@ -253,6 +285,63 @@ static void bad_communicators(test_run *t)
     }
 }
 
+/* The same bytes described by datatypes of other extents on different ranks
+ * (legal: only the signatures must match).  Rank 0's blocks are ints 8 bytes
+ * apart, the others' consecutive ints: the node-aware algorithms, which need
+ * contiguous blocks, must be ruled out on every rank alike, or the ranks run
+ * different algorithms (and wait for each other forever). */
+static void mixed_extents(test_run *t)
+{
+    MPI_Datatype spaced;
+    AIP_Options opt = AIP_OPTIONS_INIT;
+    int ints[64]; /* two per rank: up to 32 ranks */
+
+    if (t->size > 32)
+        return;
+    MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &spaced);
+    MPI_Type_commit(&spaced);
+    opt.algorithm = AIP_ALGORITHM_AUTO;
+    opt.ranks_per_node = 2;
+    int stride = t->rank == 0 ? 2 : 1;
+    for (int j = 0; j < t->size; j++)
+        ints[stride * j] = t->rank * 100 + j;
+    int err = AIP_Alltoall_opt(ints, 1, t->rank == 0 ? spaced : MPI_INT, MPI_COMM_WORLD, &opt);
+    int ok = err == MPI_SUCCESS;
+    for (int j = 0; j < t->size; j++)
+        ok &= ints[stride * j] == j * 100 + t->rank;
+    expect(t, "AIP_Alltoall with ints 8 bytes apart on rank 0, consecutive elsewhere",
+           ok ? MPI_SUCCESS : MPI_ERR_OTHER, MPI_SUCCESS);
+    MPI_Type_free(&spaced);
+}
+
+/* A plan keeps the node tables it runs on when a later call with another
+ * grouping replaces them in the communicator's cache (run under valgrind). */
+static void plan_outlives_nodes(test_run *t)
+{
+    AIP_Options opt = AIP_OPTIONS_INIT;
+    AIP_Plan plan;
+    MPI_Comm comm;
+
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    opt.algorithm = AIP_ALGORITHM_SA;
+    opt.ranks_per_node = 2;
+    int err = AIP_Alltoall_init(COUNT, MPI_DOUBLE, comm, &opt, &plan);
+    opt.ranks_per_node = 1; /* another grouping: the cache's tables are replaced */
+    if (err == MPI_SUCCESS)
+        err = AIP_Alltoall_opt(t->buf, COUNT, MPI_DOUBLE, comm, &opt);
+    if (err == MPI_SUCCESS) /* twice: back to the first exchange's order */
+        err = AIP_Plan_execute(plan, t->buf);
+    int ok = err == MPI_SUCCESS;
+    for (int i = 0; i < t->size * COUNT; i++)
+        ok &= t->buf[i] == t->saved[i];
+    if (err == MPI_SUCCESS)
+        AIP_Plan_free(&plan);
+    MPI_Comm_free(&comm);
+    expect(t, "a plan of nodes of 2 after a call on nodes of 1", ok ? MPI_SUCCESS : MPI_ERR_OTHER,
+           MPI_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
     test_run t = { 0 };
@@ -279,6 +368,8 @@ int main(int argc, char **argv)
         bad_general(&t);
         bad_out_of_place(&t);
         bad_communicators(&t);
+        mixed_extents(&t);
+        plan_outlives_nodes(&t);
         /* After all that, a good call still works and exchanges. */
         int err = AIP_Alltoall(t.buf, COUNT, MPI_DOUBLE, MPI_COMM_WORLD);
         int ok = err == MPI_SUCCESS;

@@ -19,8 +19,8 @@ static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
         return err;
     if (count < 0)
         aip_call_error(call, MPI_ERR_COUNT, "count = %d is negative", count);
-    else if (aip_type_info_get(datatype, &type) != MPI_SUCCESS)
-        aip_call_error(call, MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL or not valid");
+    else
+        aip_call_type_info(call, datatype, &type, "datatype");
     for (int j = 0; j < call->size && call->error == MPI_SUCCESS; j++)
         aip_call_set_block(call, call->blocks, j, count, &type, (MPI_Aint)j * count * type.extent,
                            "datatype");

@@ -14,8 +14,8 @@ static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
         return err;
     if (!counts || !displs)
         aip_call_error(call, MPI_ERR_ARG, "%s is NULL", counts ? "displs" : "counts");
-    else if (aip_type_info_get(datatype, &type) != MPI_SUCCESS)
-        aip_call_error(call, MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL or not valid");
+    else
+        aip_call_type_info(call, datatype, &type, "datatype");
     for (int j = 0; j < call->size && call->error == MPI_SUCCESS; j++) {
         if (counts[j] < 0)
             aip_call_error(call, MPI_ERR_COUNT, "counts[%d] = %d is negative", j, counts[j]);

@@ -20,8 +20,8 @@ static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
     for (int a = 0; a < 4; a++)
         if (!arrays[a])
             aip_call_error(call, MPI_ERR_ARG, "%s is NULL", names[a]);
-    if (call->error == MPI_SUCCESS && aip_type_info_get(datatype, &type) != MPI_SUCCESS)
-        aip_call_error(call, MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL or not valid");
+    if (call->error == MPI_SUCCESS)
+        aip_call_type_info(call, datatype, &type, "datatype");
     for (int j = 0; j < call->size && call->error == MPI_SUCCESS; j++)
         for (int a = 0; a < 4; a += 2) { /* send, then receive */
             int count = arrays[a][j], displ = arrays[a + 1][j];

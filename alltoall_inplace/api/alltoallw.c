@@ -27,11 +27,8 @@ static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
             break;
         }
         if (datatypes[j] != analysed || analysed == MPI_DATATYPE_NULL) {
-            if (aip_type_info_get(datatypes[j], &type) != MPI_SUCCESS) {
-                aip_call_error(call, MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL or not valid",
-                               what);
+            if (!aip_call_type_info(call, datatypes[j], &type, what))
                 break; /* type is not filled in */
-            }
             analysed = datatypes[j];
         }
         aip_call_set_block(call, call->blocks, j, counts[j], &type, displs[j], what);

@@ -16,7 +16,7 @@
 /* For each tunable: its value (the environment variable if set and not empty,
  * else the default), and its help text for messages about bad values. */
 #define TUNABLE_VALUE(field, env, fallback, help)                                               \
-    static const char *tunable_##field(void)                                                    \
+    __attribute__((unused)) static const char *tunable_##field(void)                            \
     {                                                                                           \
         const char *value = getenv(env);                                                        \
         return value && *value ? value : fallback;                                              \

@@ -31,8 +31,9 @@ int aip_call_begin(aip_call *call, const char *fn, void *buf, int binds_buffer, 
                          "all-to-all on them either)");
     MPI_Comm_rank(comm, &call->rank);
     MPI_Comm_size(comm, &call->size);
-    call->blocks = calloc((size_t)call->size, sizeof *call->blocks);
-    call->recv_blocks = general ? calloc((size_t)call->size, sizeof *call->blocks) : call->blocks;
+    call->blocks = aip_calloc((size_t)call->size, sizeof *call->blocks);
+    call->recv_blocks =
+        general ? aip_calloc((size_t)call->size, sizeof *call->blocks) : call->blocks;
     if (!call->blocks || !call->recv_blocks)
         aip_call_error(call, MPI_ERR_NO_MEM, "cannot allocate %d block descriptors", call->size);
     return MPI_SUCCESS;
@@ -69,6 +70,16 @@ void aip_call_set_block(aip_call *call, aip_block *blocks, int peer, int count,
     }
     blocks[peer].offset = displacement + type->true_lb;
     blocks[peer].bytes = bytes;
+}
+
+int aip_call_type_info(aip_call *call, MPI_Datatype type, aip_type_info *info, const char *what)
+{
+    int err = aip_type_info_get(type, info);
+    if (err == MPI_ERR_NO_MEM)
+        aip_call_error(call, MPI_ERR_NO_MEM, "cannot allocate the arrays to analyse %s", what);
+    else if (err != MPI_SUCCESS)
+        aip_call_error(call, MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL or not valid", what);
+    return err == MPI_SUCCESS;
 }
 
 int aip_raise_mpi_error(aip_call *call, int err, const char *what)

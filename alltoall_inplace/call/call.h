@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "alltoall_inplace.h"
+#include "call/alloc.h"
 #include "tunables.h"
 
 /* One peer's block, as the executors see it: bytes [offset, offset + bytes) of buf. */
@@ -73,6 +74,9 @@ int aip_call_begin(aip_call *call, const char *fn, void *buf, int binds_buffer, 
 void aip_call_set_block(aip_call *call, aip_block *blocks, int peer, int count,
                         const aip_type_info *type, MPI_Aint displacement, const char *what);
 void aip_call_free(aip_call *call);
+/* aip_type_info_get for the blocks of `what`, recording why it failed
+ * (MPI_ERR_TYPE, or MPI_ERR_NO_MEM); returns whether *info is set. */
+int aip_call_type_info(aip_call *call, MPI_Datatype type, aip_type_info *info, const char *what);
 /* Whether the call has separate receive blocks. */
 static inline int aip_call_general(const aip_call *call)
 {
@@ -93,6 +97,7 @@ typedef struct aip_agreement {
     int mismatch;            /* block sizes of some pair differ */
     aip_choices choices;     /* as all ranks gave them (when error is MPI_SUCCESS) */
     long long min_aux_bytes; /* smallest budget of all ranks */
+    int contiguous;          /* every rank's blocks are AIP_Alltoall's contiguous ones */
 } aip_agreement;
 /* Blocks of one kind ("", "send ", "receive ") must not overlap each other. */
 void aip_check_overlap(aip_call *call, const aip_block *blocks, const char *kind);
@@ -104,8 +109,11 @@ int aip_report_mismatch(aip_call *call, MPI_Comm private_comm, long long *scratc
 
 /* comm.c: the duplicate of a user communicator that carries our messages. */
 int aip_private_comm(MPI_Comm comm, MPI_Comm *private_comm);
+/* Run cleanup at MPI_Finalize (for what the library creates once per process). */
+void aip_at_finalize(void (*cleanup)(void));
 
-/* datatype.c */
+/* datatype.c: MPI_ERR_TYPE for MPI_DATATYPE_NULL, MPI_ERR_NO_MEM where the
+ * analysis of a derived type cannot allocate, or MPI's error. */
 int aip_type_info_get(MPI_Datatype type, aip_type_info *info);
 
 /* api/options.c: like AIP_Options_resolve, saying in `why` what is invalid. */

@@ -19,7 +19,11 @@
  *     ranks must run the same schedule, the grouping into nodes and the
  *     general algorithm's requests), each field by its minimum and maximum,
  *     and the smallest aux budget (partners must cut blocks into the same
- *     chunks).
+ *     chunks);
+ *   - whether every rank's blocks are contiguous (AIP_Alltoall's, with a
+ *     datatype whose extent is its size): the node-aware algorithms need
+ *     that on all ranks, and ranks may describe the same bytes with
+ *     datatypes of other extents, so one rank's view cannot decide.
  * Only when the checksum says "mismatch" does an MPI_Alltoall of the sizes
  * find the pairs to name.
  */
@@ -47,7 +51,7 @@ static int compare_offsets(const void *a, const void *b)
 
 void aip_check_overlap(aip_call *call, const aip_block *blocks, const char *kind)
 {
-    placed_block *sorted = malloc(sizeof *sorted * (size_t)call->size);
+    placed_block *sorted = aip_malloc(sizeof *sorted * (size_t)call->size);
     int n = 0;
 
     if (!sorted) {
@@ -103,6 +107,7 @@ enum {
     SUM_CHECKSUM = SUM_ERRORS + N_CLASSES,
     N_SUMS,
     MIN_AUX_BYTES = N_SUMS,
+    MIN_CONTIGUOUS,                    /* 1 where call->block_bytes >= 0 */
     MIN_CHOICES,                       /* N_CHOICES fields (offset by INT_MAX: unsigned) */
     MIN_NEGATED_CHOICES = MIN_CHOICES + N_CHOICES, /* UINT64_MAX - field: minimum = maximum */
     N_WORDS = MIN_NEGATED_CHOICES + N_CHOICES
@@ -126,9 +131,15 @@ static void reduce_check(void *in, void *inout, int *len, MPI_Datatype *type)
 static MPI_Op check_op = MPI_OP_NULL;
 static pthread_once_t check_op_once = PTHREAD_ONCE_INIT;
 
+static void free_check_op(void)
+{
+    MPI_Op_free(&check_op);
+}
+
 static void create_check_op(void)
 {
-    MPI_Op_create(reduce_check, 1, &check_op);
+    if (MPI_Op_create(reduce_check, 1, &check_op) == MPI_SUCCESS)
+        aip_at_finalize(free_check_op);
 }
 
 static uint64_t pair_key(uint64_t lo, uint64_t hi)
@@ -168,6 +179,7 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, const aip_choice
         words[SUM_CHECKSUM] += j > call->rank ? term : -term;
     }
     words[MIN_AUX_BYTES] = (uint64_t)aux_bytes;
+    words[MIN_CONTIGUOUS] = call->block_bytes >= 0;
     for (int k = 0; k < N_CHOICES; k++) {
         uint64_t field = (uint64_t)((long long)*choice_field(&mine, k) + INT_MAX);
         words[MIN_CHOICES + k] = field;
@@ -191,6 +203,7 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, const aip_choice
         agreement->mismatch = 1;
     }
     agreement->min_aux_bytes = (long long)words[MIN_AUX_BYTES];
+    agreement->contiguous = words[MIN_CONTIGUOUS] == 1;
     for (int k = 0; k < N_CHOICES; k++) {
         *choice_field(&agreement->choices, k) =
             (int)((long long)words[MIN_CHOICES + k] - INT_MAX);

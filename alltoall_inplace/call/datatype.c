@@ -87,11 +87,12 @@ static int type_dense(MPI_Datatype type, int *dense)
         return MPI_SUCCESS;
     }
 
-    ints = malloc(sizeof(int) * (size_t)(ni + 1));
-    aints = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
-    types = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
+    ints = aip_malloc(sizeof(int) * (size_t)(ni + 1));
+    aints = aip_malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
+    types = aip_malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
     if (!ints || !aints || !types) {
         err = MPI_ERR_NO_MEM;
+        nd = 0; /* no child types to free: types[] holds none */
         goto out;
     }
     if ((err = MPI_Type_get_contents(type, ni, na, nd, ints, aints, types)) != MPI_SUCCESS) {

@@ -34,6 +34,8 @@ void aip_plan_free(aip_plan *plan)
 {
     if (!plan)
         return;
+    aip_nodes_release(plan->nodes);
+    aip_nodes_release(plan->spare_nodes);
     aip_general_exchange_free(plan->general);
     aip_workspace_free(&plan->space);
     free(plan->peers);
@@ -45,24 +47,28 @@ void aip_plan_free(aip_plan *plan)
 }
 
 /* Step 1's allocations, for every algorithm `asked` may turn into. */
-static int allocate(aip_plan *plan, const aip_needs *needs, long long budget)
+static int allocate(aip_plan *plan, const aip_needs *needs, const aip_choices *choices,
+                    long long budget)
 {
     size_t p = (size_t)plan->call.size;
     int err = MPI_SUCCESS;
 
-    if (!(plan->report = malloc(2 * p * sizeof *plan->report)))
+    if (!(plan->report = aip_malloc(2 * p * sizeof *plan->report)))
         err = MPI_ERR_NO_MEM;
-    if (err == MPI_SUCCESS && needs->schedule && !(plan->peers = malloc(2 * p * sizeof(int))))
+    if (err == MPI_SUCCESS && needs->schedule && !(plan->peers = aip_malloc(2 * p * sizeof(int))))
         err = MPI_ERR_NO_MEM;
     if (err == MPI_SUCCESS && needs->segments &&
-        (!(plan->segment_blocks = malloc(p * sizeof *plan->segment_blocks)) ||
-         !(plan->displacements = malloc(p * sizeof *plan->displacements))))
+        (!(plan->segment_blocks = aip_malloc(p * sizeof *plan->segment_blocks)) ||
+         !(plan->displacements = aip_malloc(p * sizeof *plan->displacements))))
         err = MPI_ERR_NO_MEM;
     if (err == MPI_SUCCESS && needs->general)
         err = aip_general_exchange_alloc(&plan->general, plan->call.rank, plan->call.size);
     if (err == MPI_SUCCESS)
         err = aip_workspace_alloc(&plan->space, needs->aux_bytes, needs->ring,
                                   chunk_bytes_for(budget), plan->call.size);
+    if (err == MPI_SUCCESS && needs->nodes)
+        err = aip_nodes_reserve(plan->call.comm, choices->ranks_per_node, plan->call.size,
+                                &plan->spare_nodes);
     return err;
 }
 
@@ -106,16 +112,20 @@ static int agree_and_choose(aip_plan *plan, const aip_choices *choices, long lon
 
     plan->asked = (AIP_Algorithm)agreement.choices.algorithm;
     plan->chunk_bytes = chunk_bytes_for(agreement.min_aux_bytes);
+    if (!agreement.contiguous) /* so that all ranks decide alike */
+        call->block_bytes = -1;
     if (aip_may_run_node_aware(call, plan->asked) &&
         (err = aip_nodes_get(call->comm, plan->private_comm, agreement.choices.ranks_per_node,
-                             &plan->nodes)) != MPI_SUCCESS)
+                             &plan->spare_nodes, &plan->nodes)) != MPI_SUCCESS)
         return aip_raise_mpi_error(call, err, "finding the nodes failed");
     AIP_Algorithm algorithm =
         aip_decide(call, plan->asked, plan->nodes ? &plan->nodes->shape : NULL,
                    agreement.min_aux_bytes, &plan->why);
     plan->row = aip_algorithm_row_of(algorithm);
-    if (plan->row->kind != AIP_KIND_NODE_AWARE)
+    if (plan->row->kind != AIP_KIND_NODE_AWARE) {
+        aip_nodes_release(plan->nodes);
         plan->nodes = NULL;
+    }
     if (plan->row->schedule) {
         plan->row->schedule->fill(call->rank, call->size, plan->peers);
         plan->nsteps = plan->row->schedule->nsteps(call->size);
@@ -127,7 +137,7 @@ static int agree_and_choose(aip_plan *plan, const aip_choices *choices, long lon
 
 int aip_plan_create(aip_call *call, const AIP_Options *options, aip_plan **created)
 {
-    aip_plan *plan = calloc(1, sizeof *plan);
+    aip_plan *plan = aip_calloc(1, sizeof *plan);
     char why[320];
     int err;
 
@@ -164,7 +174,7 @@ int aip_plan_create(aip_call *call, const AIP_Options *options, aip_plan **creat
     if (call->error == MPI_SUCCESS) {
         aip_needs needs;
         aip_needs_of(call, (AIP_Algorithm)choices.algorithm, (size_t)budget, &needs);
-        if (allocate(plan, &needs, budget) != MPI_SUCCESS)
+        if (allocate(plan, &needs, &choices, budget) != MPI_SUCCESS)
             aip_call_error(call, MPI_ERR_NO_MEM,
                            "cannot allocate the %zu-byte auxiliary buffer and O(p) arrays",
                            needs.aux_bytes);

@@ -24,6 +24,10 @@
  * the way out and scattered into their places by an indexed datatype on the
  * way in, so that aggregation costs no extra pass over the data.
  *
+ * An MPI error on one rank does not strand its partners: the rank winds
+ * down, posting the rest of its chunks empty (wind_down.c), and returns
+ * the first error once everything it posted has completed.
+ *
  * Why it cannot deadlock: every rank posts its chunks in schedule order, and
  * partners agree on the step of each exchange and on its chunks (schedule.h).
  * A rank only ever waits for a transfer it has already posted, i.e. for its
@@ -33,7 +37,6 @@
  * still before it and not waiting, so it advances.  Messages of one pair are
  * matched in order (MPI's non-overtaking rule), so one tag suffices.
  */
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,32 +56,46 @@ typedef struct window {
     size_t head; /* end of the newest copy */
     transfer *ring;
     int capacity, first, count;
+    int error; /* the first error (wind_down.c): from then on our chunks go empty */
 } window;
 
+/* A window over the workspace, starting with the call's first error so far. */
+static window window_of(const aip_workspace *space, int error)
+{
+    return (window){ .aux = space->aux, .aux_bytes = space->aux_bytes, .ring = space->ring,
+                     .capacity = space->capacity, .error = error };
+}
+
 /*
- * Wait politely: test, and give the core away between tests.  A pairwise
- * exchange needs both partners running; where ranks outnumber cores, MPICH's
- * busy waiting would burn the time slice the partner needs (4 ranks on 2
- * cores: 300 ms instead of 84 ms per 64 MiB).  On a core of its own,
- * sched_yield returns at once.  Built with AIP_BLOCKING_WAIT (tunables.h) it
- * waits in MPI_Waitall instead.
+ * Wait politely (aip_complete): test, and give the core away between tests.
+ * A pairwise exchange needs both partners running; where ranks outnumber
+ * cores, MPICH's busy waiting would burn the time slice the partner needs
+ * (4 ranks on 2 cores: 300 ms instead of 84 ms per 64 MiB).  On a core of
+ * its own, sched_yield returns at once.  Built with AIP_BLOCKING_WAIT
+ * (tunables.h) it waits in MPI_Waitall instead.  The entry leaves the ring
+ * only once both requests are complete: after an error, MPI may still be
+ * writing into the place and reading the copy.
  */
 static int complete_oldest(window *w)
 {
     transfer *t = &w->ring[w->first];
     MPI_Status statuses[2]; /* not MPI_STATUSES_IGNORE: gcc 12 misreads MPICH's constant */
-    int err;
-#if AIP_BLOCKING_WAIT
-    err = MPI_Waitall(2, t->requests, statuses);
-#else
-    int done = 0;
-    while ((err = MPI_Testall(2, t->requests, &done, statuses)) == MPI_SUCCESS && !done)
-        sched_yield();
-#endif
+    int err = aip_complete(2, t->requests, statuses, !AIP_BLOCKING_WAIT, &w->error);
+
+    if (err != MPI_SUCCESS)
+        return err; /* MPI failed twice: the caller gives up */
+    aip_check_arrival(&statuses[0], &w->error);
     w->first = (w->first + 1) % w->capacity;
     if (--w->count == 0)
         w->head = 0;
-    return err;
+    return MPI_SUCCESS;
+}
+
+/* MPI failed twice: cancel and complete what is in flight. */
+static void give_up(window *w)
+{
+    for (; w->count > 0; w->count--, w->first = (w->first + 1) % w->capacity)
+        aip_give_up(2, w->ring[w->first].requests);
 }
 
 /* Where in aux `bytes` fit next to the copies in flight; -1 if nowhere now. */
@@ -117,19 +134,18 @@ static int reserve(window *w, size_t bytes, transfer **t)
 }
 
 /* Start the reserved transfer: the partner's chunk into `place` as (count,
- * type), ours of `bytes` from its copy in aux. */
+ * type), ours of `bytes` from its copy in aux (empty once an error is noted). */
 static int post(window *w, transfer *t, size_t bytes, void *place, int count, MPI_Datatype type,
                 int peer, MPI_Comm comm)
 {
     int err;
 
-    if ((err = MPI_Irecv(place, count, type, peer, AIP_TAG, comm, &t->requests[0])) !=
-        MPI_SUCCESS)
+    if ((err = aip_post_receive(place, count, type, peer, AIP_TAG, comm, &t->requests[0],
+                                &w->error)) != MPI_SUCCESS)
         return err;
-    if ((err = MPI_Isend(w->aux + t->aux_offset, (int)bytes, MPI_BYTE, peer, AIP_TAG, comm,
-                         &t->requests[1])) != MPI_SUCCESS) {
-        MPI_Cancel(&t->requests[0]);
-        MPI_Request_free(&t->requests[0]);
+    if ((err = aip_post_data(w->aux + t->aux_offset, (int)bytes, MPI_BYTE, peer, AIP_TAG, comm,
+                             &t->requests[1], &w->error)) != MPI_SUCCESS) {
+        aip_give_up(1, &t->requests[0]);
         return err;
     }
     w->count++;
@@ -174,6 +190,10 @@ static int start_gathered(window *w, char *buf, const char *src, const int *posi
                                          &scattered);
     if (err == MPI_SUCCESS && (err = MPI_Type_commit(&scattered)) == MPI_SUCCESS)
         err = post(w, t, bytes, buf, 1, scattered, peer, comm);
+    else { /* wind down: our chunk goes empty, the partner's lands in its copy's room */
+        aip_note_error(&w->error, err);
+        err = post(w, t, bytes, copy, (int)bytes, MPI_BYTE, peer, comm);
+    }
     if (scattered != MPI_DATATYPE_NULL)
         MPI_Type_free(&scattered); /* the posted receive keeps what it needs */
     return err;
@@ -189,8 +209,8 @@ int aip_workspace_alloc(aip_workspace *space, size_t aux_bytes, int ring,
         full_chunks = AIP_MAX_CHUNKS_IN_FLIGHT;
     space->capacity = ring ? (int)full_chunks + comm_size + 1 : 0;
     space->aux_bytes = aux_bytes;
-    space->aux = aux_bytes ? malloc(aux_bytes) : NULL;
-    space->ring = ring ? malloc(sizeof(transfer) * (size_t)space->capacity) : NULL;
+    space->aux = aux_bytes ? aip_malloc(aux_bytes) : NULL;
+    space->ring = ring ? aip_malloc(sizeof(transfer) * (size_t)space->capacity) : NULL;
     if ((aux_bytes && !space->aux) || (ring && !space->ring)) {
         aip_workspace_free(space);
         return MPI_ERR_NO_MEM;
@@ -206,22 +226,23 @@ void aip_workspace_free(aip_workspace *space)
     space->ring = NULL;
 }
 
-/* Complete what is still in flight; the first error wins. */
+/* Complete what is still in flight (err: the posting gave up); returns the first error. */
 static int finish(window *w, int err)
 {
-    while (w->count > 0) {
-        int e = complete_oldest(w);
-        if (err == MPI_SUCCESS)
-            err = e;
+    while (err == MPI_SUCCESS && w->count > 0)
+        err = complete_oldest(w);
+    if (err != MPI_SUCCESS) {
+        aip_note_error(&w->error, err);
+        give_up(w);
     }
-    return err;
+    return w->error;
 }
 
 int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nsteps,
-                 const aip_workspace *space, size_t chunk_bytes, MPI_Comm comm)
+                 const aip_workspace *space, size_t chunk_bytes, MPI_Comm comm, int error)
 {
     int err = MPI_SUCCESS;
-    window w = { space->aux, space->aux_bytes, 0, space->ring, space->capacity, 0, 0 };
+    window w = window_of(space, error);
 
     for (int s = 0; s < nsteps && err == MPI_SUCCESS; s++) {
         int peer = peers[s];
@@ -239,11 +260,11 @@ int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nstep
 
 int aip_exchange_segments(char *buf, const char *src, const aip_segments *segments,
                           const int *peers, int nsteps, const aip_workspace *space,
-                          size_t chunk_bytes, MPI_Comm comm)
+                          size_t chunk_bytes, MPI_Comm comm, int error)
 {
     int err = MPI_SUCCESS, count = segments->per_peer;
     size_t block = segments->block_bytes;
-    window w = { space->aux, space->aux_bytes, 0, space->ring, space->capacity, 0, 0 };
+    window w = window_of(space, error);
 
     for (int s = 0; s < nsteps && err == MPI_SUCCESS; s++) {
         if (peers[s] == AIP_IDLE)
@@ -277,5 +298,5 @@ int aip_run_schedule(const aip_plan *plan, char *buf, const char *sendbuf)
             memcpy(buf + call->blocks[j].offset, sendbuf + call->blocks[j].offset,
                    (size_t)call->blocks[j].bytes);
     return aip_exchange(buf, call->blocks, plan->peers, plan->nsteps, &plan->space,
-                        plan->chunk_bytes, plan->private_comm);
+                        plan->chunk_bytes, plan->private_comm, MPI_SUCCESS);
 }

@@ -22,9 +22,56 @@ int aip_workspace_alloc(aip_workspace *space, size_t aux_bytes, int ring,
                         size_t max_chunk_bytes, int comm_size);
 void aip_workspace_free(aip_workspace *space);
 
-/* Exchange peers[s]'s block of buf with it, for s < nsteps (AIP_IDLE: none). */
+/*
+ * Errors during an exchange (wind_down.c).  What a call promises once the
+ * agreement has passed and MPI itself fails on some rank (a send, receive
+ * or completion returns an error):
+ *   - no rank waits forever, as long as the failed operation succeeds when
+ *     tried again once: the failing rank winds down, posting the rest of its
+ *     messages with its data messages empty, and so does every rank that
+ *     receives an empty one;
+ *   - the failing rank returns the class of MPI's error; a rank that
+ *     received an empty message returns MPI_ERR_OTHER (aip_partner_failed,
+ *     whose string says so); every other rank returns MPI_SUCCESS, its
+ *     exchange complete and exact;
+ *   - where an error is returned the buffer is undefined (partly exchanged:
+ *     in place, what was sent away cannot be restored);
+ *   - no request is left active on memory the call frees, and the next call
+ *     on the communicator finds no message of this one.
+ * If MPI fails again while a rank winds down, it gives up: it cancels and
+ * completes its requests and returns the error; its partners may then wait,
+ * as after an error in one of MPI's own collectives.  Errors inside MPI's
+ * collectives that the library calls (the agreement's MPI_Allreduce, l's
+ * gather and scatter, the node tables' splits) are MPI's to report.
+ *
+ * *error holds the first error of the call so far (MPI's, or
+ * aip_partner_failed()); the functions note theirs in it.  They return
+ * MPI_SUCCESS, or MPI's error when the retry failed too: then give up.
+ */
+int aip_partner_failed(void);
+void aip_note_error(int *error, int err);
+/* Post a receive, or a send whose content the protocol needs (retried alike). */
+int aip_post_receive(void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+                     MPI_Request *request, int *error);
+int aip_post_send(const void *buf, int count, MPI_Datatype type, int peer, int tag,
+                  MPI_Comm comm, MPI_Request *request, int *error);
+/* Post a data message (count > 0), or an empty one once *error is set. */
+int aip_post_data(const void *buf, int count, MPI_Datatype type, int peer, int tag,
+                  MPI_Comm comm, MPI_Request *request, int *error);
+/* A completed data receive: an empty message means its sender failed. */
+void aip_check_arrival(const MPI_Status *status, int *error);
+/* Complete `count` requests: MPI_Waitall, or politely MPI_Testall with
+ * sched_yield between the tests (exchange.c says why). */
+int aip_complete(int count, MPI_Request *requests, MPI_Status *statuses, int politely,
+                 int *error);
+/* Cancel and complete (or at least free) what is still active. */
+void aip_give_up(int count, MPI_Request *requests);
+
+/* Exchange peers[s]'s block of buf with it, for s < nsteps (AIP_IDLE: none).
+ * error: the call's first error so far (MPI_SUCCESS: none), with which the
+ * exchange starts winding down; returns the first error. */
 int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nsteps,
-                 const aip_workspace *space, size_t chunk_bytes, MPI_Comm comm);
+                 const aip_workspace *space, size_t chunk_bytes, MPI_Comm comm, int error);
 
 /* Peer i's data as a list of equal blocks, wherever they lie: the blocks at
  * positions[i * per_peer + k] * block_bytes, k < per_peer, in that order. */
@@ -39,7 +86,7 @@ typedef struct aip_segments {
  * travel several to a message: gathered into aux, scattered by a datatype. */
 int aip_exchange_segments(char *buf, const char *src, const aip_segments *segments,
                           const int *peers, int nsteps, const aip_workspace *space,
-                          size_t chunk_bytes, MPI_Comm comm);
+                          size_t chunk_bytes, MPI_Comm comm, int error);
 
 /* The run of every schedule row of the algorithm table: the plan's schedule
  * (peers, nsteps) over its blocks; out of place the blocks are first copied

@@ -31,14 +31,14 @@ int aip_aux_alloc(aip_aux *aux, int size)
     size_t n = (size_t)size + 1;
     memset(aux, 0, sizeof *aux);
     aux->size = size;
-    aux->arena_end = malloc(n * sizeof *aux->arena_end);
-    aux->arena_used = malloc(n * sizeof *aux->arena_used);
-    aux->head = malloc(n * sizeof *aux->head);
-    aux->tail = malloc(n * sizeof *aux->tail);
-    aux->next = malloc(n * sizeof *aux->next);
-    aux->offset = malloc(n * sizeof *aux->offset);
-    aux->held = malloc(n * sizeof *aux->held);
-    aux->order = malloc(n * sizeof *aux->order);
+    aux->arena_end = aip_malloc(n * sizeof *aux->arena_end);
+    aux->arena_used = aip_malloc(n * sizeof *aux->arena_used);
+    aux->head = aip_malloc(n * sizeof *aux->head);
+    aux->tail = aip_malloc(n * sizeof *aux->tail);
+    aux->next = aip_malloc(n * sizeof *aux->next);
+    aux->offset = aip_malloc(n * sizeof *aux->offset);
+    aux->held = aip_malloc(n * sizeof *aux->held);
+    aux->order = aip_malloc(n * sizeof *aux->order);
     if (!aux->arena_end || !aux->arena_used || !aux->head || !aux->tail || !aux->next ||
         !aux->offset || !aux->held || !aux->order) {
         aip_aux_free(aux);

@@ -52,6 +52,12 @@
  * receive sets that are the only usable free space, as Sect. 3.1 asks.  A
  * phase cannot deadlock either: requests are non-blocking, and each data
  * message waits only for the request of its own phase.
+ *
+ * An MPI error on one rank (exchange.h): the rank goes on with its phases,
+ * requests carrying their values but data messages empty, so that every
+ * message its partners expect still comes; a rank that receives an empty
+ * data message does the same.  The index sets advance as if the data had
+ * arrived, so the phases end as they would have.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +77,8 @@ struct general_exchange {
     MPI_Request *wait_requests; /* requests of dests, to serve as they come */
     int *wait_peer;
     MPI_Request *other;  /* request sends and data messages */
+    MPI_Status *statuses;      /* of other */
+    int *receives_data;        /* per entry of other: whether it is a data receive */
     aip_piece *pieces;
     int *lengths;
     MPI_Aint *displs;
@@ -80,17 +88,20 @@ static int exchange_alloc(general_exchange *x, int rank, int size)
 {
     size_t p = (size_t)size, npieces = 3 * p + 1;
     int err = aip_general_alloc(&x->sets, rank, size);
-    x->ask = malloc(p * sizeof *x->ask);
-    x->asked = malloc(p * sizeof *x->asked);
-    x->words = malloc(4 * p * sizeof *x->words);
-    x->wait_requests = malloc(p * sizeof *x->wait_requests);
-    x->wait_peer = malloc(p * sizeof *x->wait_peer);
-    x->other = malloc(3 * p * sizeof *x->other);
-    x->pieces = malloc(npieces * sizeof *x->pieces);
-    x->lengths = malloc(npieces * sizeof *x->lengths);
-    x->displs = malloc(npieces * sizeof *x->displs);
+    x->ask = aip_malloc(p * sizeof *x->ask);
+    x->asked = aip_malloc(p * sizeof *x->asked);
+    x->words = aip_malloc(4 * p * sizeof *x->words);
+    x->wait_requests = aip_malloc(p * sizeof *x->wait_requests);
+    x->wait_peer = aip_malloc(p * sizeof *x->wait_peer);
+    x->other = aip_malloc(3 * p * sizeof *x->other);
+    x->statuses = aip_malloc(3 * p * sizeof *x->statuses);
+    x->receives_data = aip_malloc(3 * p * sizeof *x->receives_data);
+    x->pieces = aip_malloc(npieces * sizeof *x->pieces);
+    x->lengths = aip_malloc(npieces * sizeof *x->lengths);
+    x->displs = aip_malloc(npieces * sizeof *x->displs);
     if (err != MPI_SUCCESS || !x->ask || !x->asked || !x->words || !x->wait_requests ||
-        !x->wait_peer || !x->other || !x->pieces || !x->lengths || !x->displs)
+        !x->wait_peer || !x->other || !x->statuses || !x->receives_data || !x->pieces ||
+        !x->lengths || !x->displs)
         return MPI_ERR_NO_MEM;
     return MPI_SUCCESS;
 }
@@ -104,109 +115,162 @@ static void exchange_free(general_exchange *x)
     free(x->wait_requests);
     free(x->wait_peer);
     free(x->other);
+    free(x->statuses);
+    free(x->receives_data);
     free(x->pieces);
     free(x->lengths);
     free(x->displs);
 }
 
-/* Post one data message over its pieces (a derived datatype if more than one). */
-static int post_data(general_exchange *x, int receive, int npieces, int peer, MPI_Comm comm,
-                     MPI_Request *request)
-{
-    MPI_Datatype type;
-    int err;
+/* The requests a phase has posted, for completing or cancelling them. */
+typedef struct phase {
+    int nwait, nother; /* x->wait_requests, x->other */
+    int error;         /* the call's first error (exchange.h) */
+} phase;
 
-    if (npieces == 1) {
-        int bytes = (int)x->pieces[0].bytes; /* <= AIP_GENERAL_MESSAGE_MAX */
-        return receive ? MPI_Irecv(x->pieces[0].address, bytes, MPI_BYTE, peer, TAG_DATA, comm,
-                                   request)
-                       : MPI_Isend(x->pieces[0].address, bytes, MPI_BYTE, peer, TAG_DATA, comm,
-                                   request);
+/* Post one data message over its pieces (a derived datatype if more than one);
+ * a send goes empty once an error is noted. */
+static int post_data(general_exchange *x, phase *ph, int receive, int npieces, int peer,
+                     MPI_Comm comm)
+{
+    MPI_Request *request = &x->other[ph->nother];
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    void *start = x->pieces[0].address;
+    int count = (int)x->pieces[0].bytes, err = MPI_SUCCESS; /* <= AIP_GENERAL_MESSAGE_MAX */
+
+    if (npieces > 1) {
+        for (int k = 0; k < npieces; k++) {
+            MPI_Get_address(x->pieces[k].address, &x->displs[k]);
+            x->lengths[k] = (int)x->pieces[k].bytes;
+        }
+        if ((err = MPI_Type_create_hindexed(npieces, x->lengths, x->displs, MPI_BYTE, &type)) ==
+                MPI_SUCCESS &&
+            (err = MPI_Type_commit(&type)) == MPI_SUCCESS) {
+            start = MPI_BOTTOM;
+            count = 1;
+        } else { /* wind down; a receive takes the message in 0 bytes (MPI truncates it) */
+            aip_note_error(&ph->error, err);
+            count = 0;
+        }
     }
-    for (int k = 0; k < npieces; k++) {
-        MPI_Get_address(x->pieces[k].address, &x->displs[k]);
-        x->lengths[k] = (int)x->pieces[k].bytes;
-    }
-    if ((err = MPI_Type_create_hindexed(npieces, x->lengths, x->displs, MPI_BYTE, &type)) !=
-            MPI_SUCCESS ||
-        (err = MPI_Type_commit(&type)) != MPI_SUCCESS)
-        return err;
-    err = receive ? MPI_Irecv(MPI_BOTTOM, 1, type, peer, TAG_DATA, comm, request)
-                  : MPI_Isend(MPI_BOTTOM, 1, type, peer, TAG_DATA, comm, request);
-    MPI_Type_free(&type); /* freed when the message completes */
+    MPI_Datatype used = type != MPI_DATATYPE_NULL && count == 1 ? type : MPI_BYTE;
+    err = receive ? aip_post_receive(start, count, used, peer, TAG_DATA, comm, request, &ph->error)
+                  : aip_post_data(start, count, used, peer, TAG_DATA, comm, request, &ph->error);
+    if (type != MPI_DATATYPE_NULL)
+        MPI_Type_free(&type); /* freed when the message completes */
+    if (err == MPI_SUCCESS)
+        x->receives_data[ph->nother++] = receive;
     return err;
 }
 
-static int post_receive(general_exchange *x, int source, MPI_Comm comm, MPI_Request *request)
+static int post_receive(general_exchange *x, phase *ph, int source, MPI_Comm comm)
 {
     int n = aip_general_recv_pieces(&x->sets, source, x->pieces);
-    return post_data(x, 1, n, source, comm, request);
+    return post_data(x, ph, 1, n, source, comm);
 }
 
-static int post_send(general_exchange *x, int dest, MPI_Comm comm, MPI_Request *request)
+static int post_send(general_exchange *x, phase *ph, int dest, MPI_Comm comm)
 {
     int n = aip_general_send_pieces(&x->sets, dest, x->asked[dest], x->pieces);
-    return post_data(x, 0, n, dest, comm, request);
+    return post_data(x, ph, 0, n, dest, comm);
+}
+
+/* A send of the protocol (a request), whose value must arrive whatever failed. */
+static int post_request(general_exchange *x, phase *ph, int source, MPI_Comm comm)
+{
+    int err = aip_post_send(&x->ask[source], 1, MPI_AINT, source, TAG_REQUEST, comm,
+                            &x->other[ph->nother], &ph->error);
+    if (err == MPI_SUCCESS)
+        x->receives_data[ph->nother++] = 0;
+    return err;
 }
 
 /* Step 3's sends of this phase are posted: wait for every message, then step 4. */
-static int complete_phase(general_exchange *x, int nother)
+static int complete_phase(general_exchange *x, phase *ph)
 {
-    int err = MPI_Waitall(nother, x->other, MPI_STATUSES_IGNORE);
+    int err = aip_complete(ph->nother, x->other, x->statuses, 0, &ph->error);
+    if (err != MPI_SUCCESS)
+        return err;
+    for (int m = 0; m < ph->nother; m++)
+        if (x->receives_data[m])
+            aip_check_arrival(&x->statuses[m], &ph->error);
+    aip_general_update(&x->sets, x->asked);
+    ph->nwait = ph->nother = 0;
+    return MPI_SUCCESS;
+}
+
+/* MPI failed twice (err): cancel and complete what the phase posted. */
+static int give_up(general_exchange *x, phase *ph, int err)
+{
+    aip_note_error(&ph->error, err);
+    aip_give_up(ph->nwait, x->wait_requests);
+    aip_give_up(ph->nother, x->other);
+    return ph->error;
+}
+
+/* The next request from a dest: which one (an index of wait_requests). */
+static int next_request(general_exchange *x, phase *ph, int *k)
+{
+    *k = MPI_UNDEFINED; /* what an error that concerns no request leaves */
+    int err = MPI_Waitany(ph->nwait, x->wait_requests, k, MPI_STATUS_IGNORE);
     if (err == MPI_SUCCESS)
-        aip_general_update(&x->sets, x->asked);
-    return err;
+        return *k == MPI_UNDEFINED ? MPI_ERR_INTERN : MPI_SUCCESS;
+    aip_note_error(&ph->error, err);
+    if (*k != MPI_UNDEFINED)
+        return err; /* that request failed: its value is lost */
+    *k = MPI_UNDEFINED;
+    err = MPI_Waitany(ph->nwait, x->wait_requests, k, MPI_STATUS_IGNORE);
+    return err == MPI_SUCCESS && *k == MPI_UNDEFINED ? MPI_ERR_INTERN : err;
 }
 
 /* Steps 2-4 with requests between the pairs still exchanging. */
-static int phases_p2p(general_exchange *x, MPI_Comm comm)
+static int phases_p2p(general_exchange *x, MPI_Comm comm, int error)
 {
     aip_general *g = &x->sets;
     int p = g->size, err = MPI_SUCCESS;
+    phase ph = { 0, 0, error };
 
     while (err == MPI_SUCCESS && aip_general_active(g)) {
-        int nwait = 0, nother = 0;
         aip_general_requests(g, x->ask);
         for (int i = 0; i < p && err == MPI_SUCCESS; i++) {
             x->asked[i] = 0;
             if (aip_general_owes(g, i)) {
-                x->wait_peer[nwait] = i;
-                err = MPI_Irecv(&x->asked[i], 1, MPI_AINT, i, TAG_REQUEST, comm,
-                                &x->wait_requests[nwait++]);
+                x->wait_peer[ph.nwait] = i;
+                err = aip_post_receive(&x->asked[i], 1, MPI_AINT, i, TAG_REQUEST, comm,
+                                       &x->wait_requests[ph.nwait], &ph.error);
+                ph.nwait += err == MPI_SUCCESS;
             }
         }
         for (int j = 0; j < p && err == MPI_SUCCESS; j++) {
             if (!aip_general_expects(g, j))
                 continue;
             if (x->ask[j] > 0)
-                err = post_receive(x, j, comm, &x->other[nother++]);
+                err = post_receive(x, &ph, j, comm);
             if (err == MPI_SUCCESS)
-                err = MPI_Isend(&x->ask[j], 1, MPI_AINT, j, TAG_REQUEST, comm,
-                                &x->other[nother++]);
+                err = post_request(x, &ph, j, comm);
         }
-        for (int left = nwait; left > 0 && err == MPI_SUCCESS; left--) {
+        for (int left = ph.nwait; left > 0 && err == MPI_SUCCESS; left--) {
             int k;
-            err = MPI_Waitany(nwait, x->wait_requests, &k, MPI_STATUS_IGNORE);
-            int i = x->wait_peer[k];
-            if (err == MPI_SUCCESS && x->asked[i] > 0)
-                err = post_send(x, i, comm, &x->other[nother++]);
+            if ((err = next_request(x, &ph, &k)) == MPI_SUCCESS && x->asked[x->wait_peer[k]] > 0)
+                err = post_send(x, &ph, x->wait_peer[k], comm);
         }
         if (err == MPI_SUCCESS)
-            err = complete_phase(x, nother);
+            err = complete_phase(x, &ph);
     }
-    return err;
+    return err == MPI_SUCCESS ? ph.error : give_up(x, &ph, err);
 }
 
 /* Steps 2-4 with one MPI_Alltoall of requests per phase, which also tells
  * every process whether any is still exchanging. */
-static int phases_alltoall(general_exchange *x, MPI_Comm comm)
+static int phases_alltoall(general_exchange *x, MPI_Comm comm, int error)
 {
     aip_general *g = &x->sets;
     int p = g->size, err = MPI_SUCCESS;
+    phase ph = { 0, 0, error };
     MPI_Aint *out = x->words, *in = x->words + 2 * (size_t)p;
 
     while (err == MPI_SUCCESS) {
-        int nother = 0, anyone = 0, active = aip_general_active(g);
+        int anyone = 0, active = aip_general_active(g);
         aip_general_requests(g, x->ask);
         for (int j = 0; j < p; j++) {
             out[2 * j] = x->ask[j];
@@ -222,19 +286,19 @@ static int phases_alltoall(general_exchange *x, MPI_Comm comm)
             break;
         for (int j = 0; j < p && err == MPI_SUCCESS; j++)
             if (x->ask[j] > 0)
-                err = post_receive(x, j, comm, &x->other[nother++]);
+                err = post_receive(x, &ph, j, comm);
         for (int i = 0; i < p && err == MPI_SUCCESS; i++)
             if (x->asked[i] > 0)
-                err = post_send(x, i, comm, &x->other[nother++]);
+                err = post_send(x, &ph, i, comm);
         if (err == MPI_SUCCESS)
-            err = complete_phase(x, nother);
+            err = complete_phase(x, &ph);
     }
-    return err;
+    return err == MPI_SUCCESS ? ph.error : give_up(x, &ph, err);
 }
 
 int aip_general_exchange_alloc(general_exchange **exchange, int rank, int size)
 {
-    general_exchange *x = calloc(1, sizeof *x);
+    general_exchange *x = aip_calloc(1, sizeof *x);
     *exchange = x;
     return x ? exchange_alloc(x, rank, size) : MPI_ERR_NO_MEM;
 }
@@ -261,8 +325,9 @@ int aip_run_general(const aip_plan *plan, char *buf, const char *sendbuf)
     int nbuffers = opt->aux_buffers > 0 ? opt->aux_buffers : p / 8 > 1 ? p / 8 : 1;
     aip_general_start(&x->sets, buf, call->blocks, call->recv_blocks, plan->space.aux,
                       (MPI_Aint)plan->space.aux_bytes, opt->aux_strategy, nbuffers);
-    err = opt->requests == AIP_REQUESTS_ALLTOALL ? phases_alltoall(x, plan->private_comm)
-                                                 : phases_p2p(x, plan->private_comm);
+    err = opt->requests == AIP_REQUESTS_ALLTOALL
+              ? phases_alltoall(x, plan->private_comm, MPI_SUCCESS)
+              : phases_p2p(x, plan->private_comm, MPI_SUCCESS);
     if (err == MPI_SUCCESS && call->rank == 0 && aip_env_debug())
         fprintf(stderr,
                 "alltoall_inplace: %s on %d ranks: requests %s, aux %s (%d arenas) of %zu "

@@ -29,20 +29,20 @@ int aip_general_alloc(aip_general *g, int rank, int size)
     memset(g, 0, sizeof *g);
     g->rank = rank;
     g->size = size;
-    g->rpos = malloc(n * sizeof *g->rpos);
-    g->rend = malloc(n * sizeof *g->rend);
-    g->rtop = malloc(n * sizeof *g->rtop);
-    g->missing = malloc(n * sizeof *g->missing);
-    g->take_buf = malloc(n * sizeof *g->take_buf);
-    g->take_aux = malloc(n * sizeof *g->take_aux);
-    g->need = malloc(n * sizeof *g->need);
-    g->unsent = malloc(n * sizeof *g->unsent);
-    g->dest_first = malloc(n * sizeof *g->dest_first);
-    g->dest_next = malloc(n * sizeof *g->dest_next);
-    g->region_first = malloc(n * sizeof *g->region_first);
-    g->subsets = malloc(nsub * sizeof *g->subsets);
-    g->in_region = malloc(nsub * sizeof *g->in_region);
-    g->spans = malloc(nsub * sizeof *g->spans);
+    g->rpos = aip_malloc(n * sizeof *g->rpos);
+    g->rend = aip_malloc(n * sizeof *g->rend);
+    g->rtop = aip_malloc(n * sizeof *g->rtop);
+    g->missing = aip_malloc(n * sizeof *g->missing);
+    g->take_buf = aip_malloc(n * sizeof *g->take_buf);
+    g->take_aux = aip_malloc(n * sizeof *g->take_aux);
+    g->need = aip_malloc(n * sizeof *g->need);
+    g->unsent = aip_malloc(n * sizeof *g->unsent);
+    g->dest_first = aip_malloc(n * sizeof *g->dest_first);
+    g->dest_next = aip_malloc(n * sizeof *g->dest_next);
+    g->region_first = aip_malloc(n * sizeof *g->region_first);
+    g->subsets = aip_malloc(nsub * sizeof *g->subsets);
+    g->in_region = aip_malloc(nsub * sizeof *g->in_region);
+    g->spans = aip_malloc(nsub * sizeof *g->spans);
     if (!g->rpos || !g->rend || !g->rtop || !g->missing || !g->take_buf || !g->take_aux ||
         !g->need || !g->unsent || !g->dest_first || !g->dest_next || !g->region_first ||
         !g->subsets || !g->in_region || !g->spans || aip_aux_alloc(&g->aux, size) != MPI_SUCCESS) {

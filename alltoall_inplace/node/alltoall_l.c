@@ -15,7 +15,9 @@
  * (decision.c; the other half is the exchange's) and is replaced by SA
  * otherwise.  At the leader:
  *   gather [x][global j] -> [b][y][x]  exchange  [a][y][x] -> [y][global j]  scatter
- * Non-leaders only send and receive their own buffer.
+ * Non-leaders only send and receive their own buffer.  They cannot tell
+ * from the scatter whether the leaders' exchange failed (exchange.h), so
+ * the leader says so first, in one MPI_Bcast of an int within the node.
  */
 #include <stdint.h>
 
@@ -35,8 +37,9 @@ size_t aip_leader_bytes(int size, int per_node, size_t block_bytes)
     return align_up(nblocks * block_bytes) + 4 * sizeof(int) * nblocks;
 }
 
-/* The leader's part: reorder, exchange with the other leaders, reorder. */
-static int exchange_as_leader(const aip_node_call *call)
+/* The leader's part: reorder, exchange with the other leaders, reorder.
+ * error: the call's first error so far; returns the first error. */
+static int exchange_as_leader(const aip_node_call *call, int error)
 {
     const aip_shape *shape = &call->nodes->shape;
     int p = shape->size, q = shape->per_node;
@@ -52,13 +55,11 @@ static int exchange_as_leader(const aip_node_call *call)
     aip_permute_blocks(gathered, block, (int)nblocks, dest, rest, exchange_space.aux_bytes,
                        scratch);
     int err = aip_node_exchange(call, gathered, (size_t)q * q * block, call->nodes->peer_comm,
-                                &exchange_space);
-    if (err != MPI_SUCCESS)
-        return err;
+                                &exchange_space, error);
     aip_layout_leader_receive(shape, dest);
     aip_permute_blocks(gathered, block, (int)nblocks, dest, rest, exchange_space.aux_bytes,
                        scratch);
-    return MPI_SUCCESS;
+    return err;
 }
 
 static int run_l(const aip_node_call *call)
@@ -69,12 +70,16 @@ static int run_l(const aip_node_call *call)
     const char *mine = call->sendbuf ? call->sendbuf : call->buf;
     char *gathered = leader ? call->space->aux : NULL;
 
+    /* Every collective runs whatever failed before it: the node's ranks are in it. */
     err = MPI_Gather(mine, row, MPI_BYTE, gathered, row, MPI_BYTE, 0, nodes->node_comm);
-    if (err == MPI_SUCCESS && leader)
-        err = exchange_as_leader(call);
-    if (err == MPI_SUCCESS)
-        err = MPI_Scatter(gathered, row, MPI_BYTE, call->buf, row, MPI_BYTE, 0,
-                          nodes->node_comm);
+    if (leader)
+        err = exchange_as_leader(call, err);
+    int leader_failed = err != MPI_SUCCESS;
+    aip_note_error(&err, MPI_Bcast(&leader_failed, 1, MPI_INT, 0, nodes->node_comm));
+    if (leader_failed)
+        aip_note_error(&err, aip_partner_failed());
+    aip_note_error(&err, MPI_Scatter(gathered, row, MPI_BYTE, call->buf, row, MPI_BYTE, 0,
+                                     nodes->node_comm));
     return err;
 }
 

@@ -7,6 +7,8 @@
 #ifndef AIP_NODE_AWARE_H
 #define AIP_NODE_AWARE_H
 
+#include <stdatomic.h>
+
 #include "call/plan.h"
 #include "node/nodes.h"
 
@@ -18,10 +20,19 @@ typedef struct aip_nodes {
     MPI_Comm node_comm;  /* the ranks of my node, ranked by local rank */
     MPI_Comm peer_comm;  /* the ranks of my local rank, ranked by node; equal nodes only */
     int *tables;         /* behind shape's arrays */
+    _Atomic int references; /* the cache's and each plan's */
 } aip_nodes;
-/* Collective over private_comm; the same result (or error) on every rank. */
-int aip_nodes_get(MPI_Comm comm, MPI_Comm private_comm, int ranks_per_node,
+/* Step 1 of the pipeline (local): the memory a build of comm's nodes of this
+ * grouping takes, in *spare, unless comm's cache holds them (*spare NULL);
+ * MPI_ERR_NO_MEM if it cannot be had. */
+int aip_nodes_reserve(MPI_Comm comm, int ranks_per_node, int size, aip_nodes **spare);
+/* After the agreement, collective over private_comm: comm's nodes, from the
+ * cache or built in *spare (taken); the same result (or error) on every rank.
+ * The caller holds a reference to *nodes until aip_nodes_release. */
+int aip_nodes_get(MPI_Comm comm, MPI_Comm private_comm, int ranks_per_node, aip_nodes **spare,
                   const aip_nodes **nodes);
+/* Drop a reference (or an unused spare); NULL is ignored. */
+void aip_nodes_release(const aip_nodes *nodes);
 
 /* An AIP_Alltoall as the node-aware algorithms run it. */
 typedef struct aip_node_call {
@@ -58,9 +69,10 @@ aip_node_level aip_level_across(const aip_nodes *nodes);
 /* sa and rd: an in-place hsa exchange of block lists over `first`, then over
  * `second`; out of place the first reads the send buffer. */
 int aip_node_two_steps(const aip_node_call *call, aip_node_level first, aip_node_level second);
-/* l: the in-place hsa exchange over comm in which peer i's data is segment i of buf. */
+/* l: the in-place hsa exchange over comm in which peer i's data is segment i of buf;
+ * error: the call's first error so far (exchange.h). */
 int aip_node_exchange(const aip_node_call *call, char *buf, size_t segment_bytes, MPI_Comm comm,
-                      const aip_workspace *space);
+                      const aip_workspace *space, int error);
 /* l: aggregation space a leader needs on nodes of q ranks (blocks, index arrays). */
 size_t aip_leader_bytes(int size, int per_node, size_t block_bytes);
 

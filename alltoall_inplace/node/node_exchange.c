@@ -36,8 +36,8 @@ aip_node_level aip_level_across(const aip_nodes *nodes)
 
 /* One step: peer i's blocks read from src (buf, or the send buffer out of
  * place, when this rank's own blocks are copied too), the peer's written to
- * the same positions of buf. */
-static int node_step(const aip_node_call *call, aip_node_level level, const char *src)
+ * the same positions of buf.  error: the call's first error so far. */
+static int node_step(const aip_node_call *call, aip_node_level level, const char *src, int error)
 {
     aip_segments segments = { level.positions, level.per_peer, call->block_bytes,
                               call->displacements };
@@ -53,17 +53,19 @@ static int node_step(const aip_node_call *call, aip_node_level level, const char
     aip_schedule_hsa.fill(rank, size, call->peers);
     return aip_exchange_segments(call->buf, src, &segments, call->peers,
                                  aip_schedule_hsa.nsteps(size), call->space, call->chunk_bytes,
-                                 level.comm);
+                                 level.comm, error);
 }
 
+/* The second step runs even after an error in the first, winding down: its
+ * partners expect its messages (exchange.h). */
 int aip_node_two_steps(const aip_node_call *call, aip_node_level first, aip_node_level second)
 {
-    int err = node_step(call, first, call->sendbuf ? call->sendbuf : call->buf);
-    return err == MPI_SUCCESS ? node_step(call, second, call->buf) : err;
+    int err = node_step(call, first, call->sendbuf ? call->sendbuf : call->buf, MPI_SUCCESS);
+    return node_step(call, second, call->buf, err);
 }
 
 int aip_node_exchange(const aip_node_call *call, char *buf, size_t segment_bytes, MPI_Comm comm,
-                      const aip_workspace *space)
+                      const aip_workspace *space, int error)
 {
     int rank, size;
 
@@ -73,5 +75,5 @@ int aip_node_exchange(const aip_node_call *call, char *buf, size_t segment_bytes
         call->blocks[i] = (aip_block){ (MPI_Aint)(i * segment_bytes), (MPI_Count)segment_bytes };
     aip_schedule_hsa.fill(rank, size, call->peers);
     return aip_exchange(buf, call->blocks, call->peers, aip_schedule_hsa.nsteps(size), space,
-                        call->chunk_bytes, comm);
+                        call->chunk_bytes, comm, error);
 }

@@ -9,6 +9,13 @@
  * caller's communicator, freed with it, and rebuilt only when a call asks for
  * a different grouping (ranks_per_node).  One MPI_Allgather gives every rank
  * the whole map, rank -> (node, local rank), which the layouts need.
+ *
+ * The build is collective, and comes after the pipeline's agreement: its
+ * memory is therefore reserved before it (aip_nodes_reserve, in step 1), so
+ * that running out of it is agreed on like any other error instead of
+ * leaving the other ranks in the build's collectives.  A plan holds a
+ * reference to the nodes it runs on, so that a later call that replaces the
+ * cache (another grouping) does not free them under it.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -28,18 +35,32 @@ static void nodes_free(aip_nodes *nodes)
     free(nodes);
 }
 
+void aip_nodes_release(const aip_nodes *nodes)
+{
+    aip_nodes *held = (aip_nodes *)nodes; /* const for the algorithms, not for its owners */
+    if (held && atomic_fetch_sub(&held->references, 1) == 1)
+        nodes_free(held);
+}
+
 static int delete_nodes(MPI_Comm comm, int keyval, void *attribute, void *extra_state)
 {
     (void)comm;
     (void)keyval;
     (void)extra_state;
-    nodes_free(attribute);
+    aip_nodes_release(attribute);
     return MPI_SUCCESS;
+}
+
+static void free_keyval(void)
+{
+    MPI_Comm_free_keyval(&nodes_keyval);
 }
 
 static void create_keyval(void)
 {
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_nodes, &nodes_keyval, NULL);
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_nodes, &nodes_keyval, NULL) ==
+        MPI_SUCCESS)
+        aip_at_finalize(free_keyval);
 }
 
 /* The map from the node communicators: every rank computes the same tables. */
@@ -52,9 +73,8 @@ static int map_ranks(aip_nodes *nodes, MPI_Comm private_comm, int rank, int p)
     if ((err = MPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, nodes->node_comm)) !=
         MPI_SUCCESS)
         return err;
-    /* node_of, local_of, rank_at, by_local, and room for the pairs and the node sizes */
-    if (!(nodes->tables = malloc(sizeof(int) * 6 * (size_t)p)))
-        return MPI_ERR_NO_MEM;
+    /* node_of, local_of, rank_at, by_local, and room for the pairs and the node sizes
+     * (AIP_NODE_TABLE_INTS, reserved) */
     node_of = nodes->tables;
     local_of = node_of + p;
     rank_at = local_of + p;
@@ -101,15 +121,46 @@ static int map_ranks(aip_nodes *nodes, MPI_Comm private_comm, int rank, int p)
     return MPI_SUCCESS;
 }
 
-static int nodes_build(MPI_Comm private_comm, int ranks_per_node, aip_nodes **built)
+/* The ints of the tables of p ranks. */
+#define AIP_NODE_TABLE_INTS(p) (6 * (size_t)(p))
+
+/* Whether comm's cache holds the nodes of this grouping. */
+static int cached_nodes(MPI_Comm comm, int ranks_per_node, aip_nodes **cached)
 {
-    aip_nodes *nodes = calloc(1, sizeof *nodes);
+    int found;
+
+    pthread_once(&keyval_once, create_keyval);
+    if (nodes_keyval == MPI_KEYVAL_INVALID ||
+        MPI_Comm_get_attr(comm, nodes_keyval, cached, &found) != MPI_SUCCESS)
+        return 0;
+    return found && (*cached)->ranks_per_node == ranks_per_node;
+}
+
+int aip_nodes_reserve(MPI_Comm comm, int ranks_per_node, int size, aip_nodes **spare)
+{
+    aip_nodes *cached, *nodes;
+
+    *spare = NULL;
+    if (cached_nodes(comm, ranks_per_node, &cached))
+        return MPI_SUCCESS;
+    if (!(nodes = aip_calloc(1, sizeof *nodes)))
+        return MPI_ERR_NO_MEM;
+    nodes->node_comm = nodes->peer_comm = MPI_COMM_NULL;
+    atomic_init(&nodes->references, 1);
+    if (!(nodes->tables = aip_malloc(sizeof(int) * AIP_NODE_TABLE_INTS(size)))) {
+        nodes_free(nodes);
+        return MPI_ERR_NO_MEM;
+    }
+    *spare = nodes;
+    return MPI_SUCCESS;
+}
+
+/* Build the nodes in reserved memory; frees it on error. */
+static int nodes_build(MPI_Comm private_comm, int ranks_per_node, aip_nodes *nodes)
+{
     int rank, p, err;
 
-    if (!nodes)
-        return MPI_ERR_NO_MEM;
     nodes->ranks_per_node = ranks_per_node;
-    nodes->node_comm = nodes->peer_comm = MPI_COMM_NULL;
     MPI_Comm_rank(private_comm, &rank);
     MPI_Comm_size(private_comm, &p);
     err = ranks_per_node > 0
@@ -123,33 +174,33 @@ static int nodes_build(MPI_Comm private_comm, int ranks_per_node, aip_nodes **bu
     /* Every rank knows whether the nodes are equal: all split, or none. */
     if (err == MPI_SUCCESS && nodes->shape.rank_at)
         err = MPI_Comm_split(private_comm, nodes->local, nodes->node, &nodes->peer_comm);
-    if (err != MPI_SUCCESS) {
+    if (err != MPI_SUCCESS)
         nodes_free(nodes);
-        return err;
-    }
-    *built = nodes;
-    return MPI_SUCCESS;
+    return err;
 }
 
-int aip_nodes_get(MPI_Comm comm, MPI_Comm private_comm, int ranks_per_node,
+int aip_nodes_get(MPI_Comm comm, MPI_Comm private_comm, int ranks_per_node, aip_nodes **spare,
                   const aip_nodes **nodes)
 {
-    aip_nodes *cached, *built;
-    int found, err;
+    aip_nodes *cached, *built = *spare;
+    int err;
 
-    pthread_once(&keyval_once, create_keyval);
-    if (nodes_keyval == MPI_KEYVAL_INVALID)
-        return MPI_ERR_INTERN;
-    if ((err = MPI_Comm_get_attr(comm, nodes_keyval, &cached, &found)) != MPI_SUCCESS)
-        return err;
-    if (found && cached->ranks_per_node == ranks_per_node) {
+    *nodes = NULL;
+    if (cached_nodes(comm, ranks_per_node, &cached)) {
+        atomic_fetch_add(&cached->references, 1);
         *nodes = cached;
         return MPI_SUCCESS;
     }
+    if (nodes_keyval == MPI_KEYVAL_INVALID)
+        return MPI_ERR_INTERN;
     /* All ranks get here alike: ranks_per_node was agreed, and the cache is
-     * the same on all (built and replaced by the same calls). */
-    if ((err = nodes_build(private_comm, ranks_per_node, &built)) != MPI_SUCCESS)
+     * the same on all (built and replaced by the same calls), so all reserved. */
+    if (!built)
+        return MPI_ERR_INTERN;
+    *spare = NULL;
+    if ((err = nodes_build(private_comm, ranks_per_node, built)) != MPI_SUCCESS)
         return err;
+    atomic_fetch_add(&built->references, 1); /* the cache's */
     if ((err = MPI_Comm_set_attr(comm, nodes_keyval, built)) != MPI_SUCCESS) { /* frees the old */
         nodes_free(built);
         return err;

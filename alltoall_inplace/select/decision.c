@@ -59,6 +59,7 @@ void aip_needs_of(const aip_call *call, AIP_Algorithm asked, size_t budget, aip_
     static const AIP_Algorithm candidates[] = { AIP_ALGORITHM_HSA, AIP_ALGORITHM_SA,
                                                 AIP_ALGORITHM_L };
     *needs = (aip_needs){ 0 };
+    needs->nodes = aip_may_run_node_aware(call, asked);
     if (asked != AIP_ALGORITHM_AUTO) {
         aip_algorithm_row_of(asked)->needs(call, budget, needs); /* covers its fallbacks */
         return;

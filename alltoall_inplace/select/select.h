@@ -24,6 +24,7 @@ typedef struct aip_needs {
     int schedule;     /* a schedule's peers: 2p ints */
     int segments;     /* node-aware steps' index space: p blocks, p displacements */
     int general;      /* the general algorithm's index sets and messages (general/) */
+    int nodes;        /* the node tables, unless the communicator's cache holds them */
 } aip_needs;
 
 typedef struct aip_algorithm_row {

@@ -1,0 +1,124 @@
+/*
+ * wind_down.c - posting and completing the messages of an exchange so that
+ * an MPI error on one rank leaves no rank waiting (exchange.h says what a
+ * call then returns).
+ *
+ * Errors of the arguments are agreed on before any byte moves; an error MPI
+ * raises during the exchange cannot be.  Stopping there would strand the
+ * partners: they wait for messages that never come, and messages already
+ * on their way to the stopped rank would match receives of a later call.
+ * Cancelling does not help either (a cancelled receive strands its sender,
+ * and Open MPI cannot cancel sends).  So a rank that meets an error winds
+ * down instead: it goes on with its schedule, posting every message its
+ * partners expect, but sends each data message empty.  Data messages are
+ * never empty otherwise, so a receiver knows from the size that the sender
+ * failed, and winds down in turn (what it would forward is incomplete).
+ * Messages the protocol needs (the general algorithm's requests) still
+ * carry their values.  An operation that failed is retried once; if MPI
+ * fails again, the rank gives up (aip_give_up) and returns.
+ */
+#include <pthread.h>
+#include <sched.h>
+
+#include "exchange/exchange.h"
+
+static int partner_failed_code = MPI_ERR_OTHER;
+static pthread_once_t partner_failed_once = PTHREAD_ONCE_INIT;
+
+static void create_partner_failed_code(void)
+{
+    int code;
+    if (MPI_Add_error_code(MPI_ERR_OTHER, &code) == MPI_SUCCESS &&
+        MPI_Add_error_string(code, "a partner's part of the exchange failed (an MPI error on "
+                                   "that rank); the data received here is incomplete") ==
+            MPI_SUCCESS)
+        partner_failed_code = code;
+}
+
+int aip_partner_failed(void)
+{
+    pthread_once(&partner_failed_once, create_partner_failed_code);
+    return partner_failed_code;
+}
+
+void aip_note_error(int *error, int err)
+{
+    if (*error == MPI_SUCCESS && err != MPI_SUCCESS)
+        *error = err;
+}
+
+int aip_post_receive(void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+                     MPI_Request *request, int *error)
+{
+    int err = MPI_Irecv(buf, count, type, peer, tag, comm, request);
+    if (err == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    aip_note_error(error, err);
+    return MPI_Irecv(buf, count, type, peer, tag, comm, request);
+}
+
+int aip_post_send(const void *buf, int count, MPI_Datatype type, int peer, int tag,
+                  MPI_Comm comm, MPI_Request *request, int *error)
+{
+    int err = MPI_Isend(buf, count, type, peer, tag, comm, request);
+    if (err == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    aip_note_error(error, err);
+    return MPI_Isend(buf, count, type, peer, tag, comm, request);
+}
+
+int aip_post_data(const void *buf, int count, MPI_Datatype type, int peer, int tag,
+                  MPI_Comm comm, MPI_Request *request, int *error)
+{
+    int err = MPI_SUCCESS;
+    if (*error == MPI_SUCCESS &&
+        (err = MPI_Isend(buf, count, type, peer, tag, comm, request)) == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    aip_note_error(error, err);
+    return MPI_Isend(buf, 0, MPI_BYTE, peer, tag, comm, request);
+}
+
+void aip_check_arrival(const MPI_Status *status, int *error)
+{
+    int bytes;
+    if (MPI_Get_count(status, MPI_BYTE, &bytes) == MPI_SUCCESS && bytes == 0)
+        aip_note_error(error, aip_partner_failed());
+}
+
+int aip_complete(int count, MPI_Request *requests, MPI_Status *statuses, int politely,
+                 int *error)
+{
+    if (!politely) {
+        int err = MPI_Waitall(count, requests, statuses);
+        if (err == MPI_SUCCESS)
+            return MPI_SUCCESS;
+        aip_note_error(error, err); /* requests it completed are MPI_REQUEST_NULL now */
+        return MPI_Waitall(count, requests, statuses);
+    }
+    /* Test, and give the core away between tests (exchange.c says why). */
+    int done = 0, failures = 0;
+    for (;;) {
+        int err = MPI_Testall(count, requests, &done, statuses);
+        if (err != MPI_SUCCESS) {
+            aip_note_error(error, err);
+            if (++failures == 2)
+                return err;
+            continue;
+        }
+        if (done)
+            return MPI_SUCCESS;
+        failures = 0;
+        sched_yield();
+    }
+}
+
+void aip_give_up(int count, MPI_Request *requests)
+{
+    for (int i = 0; i < count; i++)
+        if (requests[i] != MPI_REQUEST_NULL) {
+            MPI_Cancel(&requests[i]);
+            if (MPI_Wait(&requests[i], MPI_STATUS_IGNORE) != MPI_SUCCESS &&
+                requests[i] != MPI_REQUEST_NULL)
+                MPI_Request_free(&requests[i]);
+        }
+}
