@@ -18,7 +18,9 @@
 static size_t chunk_bytes_for(long long budget)
 {
     long long chunk = budget / AIP_PIPELINE_DEPTH;
-    return chunk < 1 ? 1 : chunk > AIP_CHUNK_BYTES_MAX ? (size_t)AIP_CHUNK_BYTES_MAX : (size_t)chunk;
+    if (chunk > AIP_CHUNK_BYTES_MAX)
+        chunk = AIP_CHUNK_BYTES_MAX;
+    return chunk < 1 ? 1 : (size_t)chunk;
 }
 
 /* What the plan holds besides itself and the call's blocks. */
