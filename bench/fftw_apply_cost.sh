@@ -259,7 +259,8 @@ printf '%-14s %-10s %10s %10s %9s |%6s %7s %5s %6s %7s %6s %6s |%4s |%6s %4s  %s
 for s in $sizes; do
   for v in $variants; do
     for b in "${builds[@]}"; do
-        plan=$(grep -ao 'mpi-transpose-[a-z/]*' "$tmp/calls-$b-$s-$v" | sort -u | tr '\n' ' ')
+        plan=$(grep -ao 'mpi-transpose-[a-z/]*' "$tmp/calls-$b-$s-$v" | sort -u | tr '\n' ' ' |
+               sed 's/ $//')
         grep -a '^mpi_calls ' "$tmp/calls-$b-$s-$v" > "$tmp/lines" || true
         awk -v b="$b" -v s="$s" -v v="$v" '$1 == b && $2 == s && $3 == v' "$tmp/times" \
             > "$tmp/rows"
