@@ -132,7 +132,8 @@ static int agree_and_choose(aip_plan *plan, const aip_choices *choices, long lon
         plan->row->schedule->fill(call->rank, call->size, plan->peers);
         plan->nsteps = plan->row->schedule->nsteps(call->size);
     }
-    if (call->rank == 0 && aip_env_debug())
+    plan->debug = call->rank == 0 && aip_env_debug(); /* read once: executions read no getenv */
+    if (plan->debug)
         print_decision(plan, plan_bytes(plan));
     return MPI_SUCCESS;
 }

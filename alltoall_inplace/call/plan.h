@@ -22,6 +22,7 @@ struct AIP_Plan_s {
     AIP_Options options;    /* resolved */
     const struct aip_nodes *nodes; /* node-aware algorithms: the nodes (a reference); else NULL */
     struct aip_nodes *spare_nodes; /* step 1: memory for building the nodes, if not cached */
+    int debug;              /* AIP_DEBUG, on rank 0: print what runs */
     size_t chunk_bytes;     /* agreed by all ranks: the smallest budget's chunks */
     aip_workspace space;    /* the aux buffer (and the executor's ring) */
     /* O(p) index space, as the algorithms that may run need it (select.h's aip_needs) */

@@ -328,7 +328,7 @@ int aip_run_general(const aip_plan *plan, char *buf, const char *sendbuf)
     err = opt->requests == AIP_REQUESTS_ALLTOALL
               ? phases_alltoall(x, plan->private_comm, MPI_SUCCESS)
               : phases_p2p(x, plan->private_comm, MPI_SUCCESS);
-    if (err == MPI_SUCCESS && call->rank == 0 && aip_env_debug())
+    if (err == MPI_SUCCESS && plan->debug)
         fprintf(stderr,
                 "alltoall_inplace: %s on %d ranks: requests %s, aux %s (%d arenas) of %zu "
                 "bytes on rank 0: %lld phases, %lld bytes moved within the buffer\n",
