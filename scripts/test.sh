@@ -1,9 +1,23 @@
 #!/bin/sh
 # test.sh - install what is missing, build, and run every test under Open MPI
-# and under MPICH (make check in build/openmpi and build/mpich).
+# and under MPICH (make check in build/openmpi and build/mpich); then the
+# sanitizer step (scripts/sanitize.sh): the library alone built with
+# AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer and its
+# tests under both MPIs (build/sanitize-<mpi>), and one valgrind run of the
+# patched FFTW's mpi-bench --verify (build/sanitize-valgrind).
+# AIP_TEST_SANITIZE=no leaves the sanitizer step out.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/install-deps.sh" || exit 1
+# valgrind, for the sanitizer step's FFTW run (not in install-deps.sh's list).
+if [ "${AIP_TEST_SANITIZE:-yes}" != no ] && ! command -v valgrind > /dev/null 2>&1; then
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    echo "test.sh: installing valgrind"
+    { $SUDO apt-get update -q &&
+      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends valgrind; } ||
+        echo "test.sh: could not install valgrind; its run will be skipped"
+fi
 
 failed_builds=0
 for mpi in openmpi mpich; do
@@ -22,11 +36,29 @@ for mpi in openmpi mpich; do
     fi
 done
 
-# One line for both MPIs, counted from automake's results (a failed build counts as a failure).
-count() { grep -h "^:test-result: $1" "$top"/build/*/tests/*.trs 2>/dev/null | wc -l; }
+# The sanitizer step writes its results (its own checks, make check's tests)
+# as automake results in its build trees; they are counted below.
+dirs="openmpi mpich"
+what="Test programs under Open MPI and MPICH"
+if [ "${AIP_TEST_SANITIZE:-yes}" != no ]; then
+    echo "=== sanitizers"
+    start=$(date +%s)
+    "$top/scripts/sanitize.sh"
+    echo "=== sanitizers: $(($(date +%s) - start)) s"
+    dirs="$dirs sanitize-openmpi sanitize-mpich sanitize-valgrind"
+    what="$what, sanitizers and valgrind"
+fi
+
+# One line for all, counted from automake's results (a failed build counts as a failure).
+count() {
+    for dir in $dirs; do
+        grep -h "^:test-result: $1" "$top/build/$dir"/tests/*.trs \
+            "$top/build/$dir"/tests/*/*.trs 2>/dev/null
+    done | wc -l
+}
 passed=$(count PASS)
 skipped=$(count SKIP)
 failed=$(($(count FAIL) + $(count ERROR) + failed_builds))
-echo "Test programs under Open MPI and MPICH:"
+echo "$what:"
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
