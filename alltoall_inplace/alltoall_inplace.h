@@ -61,7 +61,10 @@ typedef enum AIP_Algorithm {
     AIP_ALGORITHM_RD      = 7, /* receive-side distribution: inter-node, then intra-node */
     /* The general exchange (Hofmann & Ruenger, EuroMPI 2010): what
      * AIP_Alltoallv_general always runs; the symmetric calls run it when asked. */
-    AIP_ALGORITHM_GENERAL = 8
+    AIP_ALGORITHM_GENERAL = 8,
+    /* The hypercube all-to-all (Plimpton et al., Cluster 2006): ceil(log2 p)
+     * stages of p/2 blocks each, for small blocks; AIP_Alltoall only. */
+    AIP_ALGORITHM_HYPERCUBE = 9
 } AIP_Algorithm;
 
 /* What an algorithm is (AIP_Algorithm_at). */
@@ -69,7 +72,8 @@ typedef enum AIP_Algorithm_kind {
     AIP_KIND_CHOICE     = 0, /* default, auto: a rule that picks one of the others */
     AIP_KIND_SCHEDULE   = 1, /* a schedule of pairwise exchanges of the symmetric calls */
     AIP_KIND_NODE_AWARE = 2, /* two-level, AIP_Alltoall only (hsa elsewhere) */
-    AIP_KIND_GENERAL    = 3  /* any layout: separate send and receive blocks */
+    AIP_KIND_GENERAL    = 3, /* any layout: separate send and receive blocks */
+    AIP_KIND_ROUTED     = 4  /* blocks forwarded through stages, AIP_Alltoall only */
 } AIP_Algorithm_kind;
 
 /* Value of AIP_Options.aux_bytes meaning "$AIP_AUX_BYTES if set, else 1 MiB". */

@@ -74,6 +74,13 @@
 #define AIP_AUTO_L_MAX_BYTES 32
 #define AIP_AUTO_SA_MAX_BYTES 2048
 
+/* AIP_ALGORITHM=auto runs the hypercube for AIP_Alltoall on at least
+ * AIP_AUTO_HYPERCUBE_MIN_RANKS ranks with blocks of at most
+ * AIP_AUTO_HYPERCUBE_MAX_BYTES, before any node-aware choice (decision.c).
+ * MEASUREMENTS PENDING. */
+#define AIP_AUTO_HYPERCUBE_MIN_RANKS 8
+#define AIP_AUTO_HYPERCUBE_MAX_BYTES 64
+
 /* 1: wait for transfers in MPI_Waitall instead of polling MPI_Testall and
  * yielding the core (exchange.c).  For simulators: SimGrid's SMPI charges
  * every test simulated time and slows the simulation itself

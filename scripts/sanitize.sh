@@ -56,7 +56,8 @@ SAN_LDFLAGS="$SAN"
 # and 16 oversubscribed ranks take minutes with sanitizers on 2 cores); and,
 # in the first MPI's pass only, the tests that use no MPI (schedule_test on
 # p <= 256, the simulations, general_sim_test with fewer cases).
-SIM_TESTS="tests/sanitizers/schedule.test tests/sanitizers/general_sim.test tests/node_sim_test"
+SIM_TESTS="tests/sanitizers/schedule.test tests/sanitizers/hypercube_sim.test \
+tests/sanitizers/general_sim.test tests/node_sim_test"
 MPI_TESTS="tests/sanitizers/alltoall.test tests/sanitizers/node.test \
 tests/sanitizers/general.test tests/sanitizers/plan.test tests/sanitizers/errors.test \
 tests/sanitizers/fault.test"

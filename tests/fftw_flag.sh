@@ -44,7 +44,7 @@ for np in 2 4; do
     expect "no flag, estimate: stock FFTW" $np 'mpi-transpose-pairwise' \
         -- -o estimate
     expect "flag, measure: ours only" $np \
-        'mpi-transpose-inplace/(hsa|lsa|mpich|sa|rd|l|general)' -- -o inplace
+        'mpi-transpose-inplace/(hsa|lsa|mpich|sa|rd|l|hypercube|general)' -- -o inplace
     expect "environment lsa, no flag" $np 'mpi-transpose-inplace/lsa' \
         FFTW_MPI_INPLACE_ALGORITHM=lsa -- -o estimate
     expect "-o inplace=mpich" $np 'mpi-transpose-inplace/mpich' \
@@ -68,7 +68,7 @@ for np in 2 4; do
     problem=ir32x32x32
 done
 
-message="FFTW_MPI_INPLACE_ALGORITHM='bogus' is not one of hsa, lsa, mpich, sa, rd, l, general, auto, off"
+message="FFTW_MPI_INPLACE_ALGORITHM='bogus' is not one of hsa, lsa, mpich, sa, rd, l, hypercube, general, auto, off"
 expect "unknown algorithm: warned, ignored" 2 'mpi-transpose-inplace/hsa' \
     FFTW_MPI_INPLACE_ALGORITHM=bogus -- -o inplace -o estimate
 

@@ -3,7 +3,7 @@
 # tests/check.pl --mpi over random transforms on 1-4 ranks and on 3 ranks
 # with 2 threads, each verified against FFTW's reference) with each of our
 # algorithms forced through FFTW_MPI_INPLACE_ALGORITHM.  Forcing a symmetric
-# one (hsa, lsa, mpich, sa, rd, l), the random in-place problems that are
+# one (hsa, lsa, mpich, sa, rd, l, hypercube), the random in-place problems that are
 # uneven go to the general one; forcing general, all of them do.  The
 # node-aware ones run on nodes of 2 consecutive ranks (AIP_RANKS_PER_NODE=2):
 # 2 x 2 on 4 ranks, hsa where the nodes are unequal (3 ranks) or one (1, 2
@@ -18,7 +18,7 @@
 # Environment (from make check): MPIRUN, FFTW_BUILD, MPI_FLAVOR.
 set -u
 export AIP_RANKS_PER_NODE=2
-algorithms="hsa lsa mpich sa rd l general"
+algorithms="hsa lsa mpich sa rd l hypercube general"
 [ "${MPI_FLAVOR:-}" = mpich ] && algorithms="hsa general"
 for algorithm in $algorithms; do
     echo "== FFTW smallcheck, FFTW_MPI_INPLACE_ALGORITHM=$algorithm"

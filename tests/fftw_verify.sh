@@ -81,12 +81,12 @@ for np in $ranks; do
         }
         function check(k, plan,   even, sym, gen, theirs) {
             even = (d0[k] % np == 0 && d1[k] % np == 0)
-            sym = (plan ~ /mpi-transpose-inplace\/(hsa|lsa|mpich|sa|rd|l)-/)
+            sym = (plan ~ /mpi-transpose-inplace\/(hsa|lsa|mpich|sa|rd|l|hypercube)-/)
             gen = (plan ~ /mpi-transpose-inplace\/general-/)
             theirs = (plan ~ /mpi-transpose-(pairwise|recurse|alltoall)/)
             if (np > 1 && (theirs || (even ? !sym || gen : !gen || sym)))
                 printf "FAIL np=%d %s: expected only mpi-transpose-inplace/%s\n%s\n",
-                       np, prob[k], even ? "(hsa|lsa|mpich|sa)" : "general", plan
+                       np, prob[k], even ? "(hsa|lsa|mpich|sa|rd|l|hypercube)" : "general", plan
             else
                 printf "ok   np=%d %s%s\n", np, prob[k],
                        gen ? "  (general)" : (sym ? "  (symmetric)" : "")

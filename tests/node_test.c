@@ -15,9 +15,12 @@
  * ints, and an int resized to 8 bytes (blocks of one element with a gap
  * after it: hsa, which keeps the gaps).
  *
- *   node_test [--seed N] [--default-nodes]
+ *   node_test [--seed N] [--default-nodes] [--algorithm NAME]
  *   --default-nodes  only the default grouping: MPI_COMM_TYPE_SHARED, or
  *                    $AIP_RANKS_PER_NODE if set (the test bed, node.sh)
+ *   --algorithm      only this algorithm, in the default grouping: the other
+ *                    AIP_Alltoall-only one, hypercube (hypercube.sh), whose
+ *                    stages do not depend on nodes
  * Failures print the seed and the case, to replay them.
  */
 #include <stdio.h>
@@ -73,6 +76,7 @@ static int check_case(int rank, int size, const AIP_Options *opt, int oop, const
 int main(int argc, char **argv)
 {
     int rank, size, passed = 0, failed = 0, default_nodes = 0;
+    AIP_Algorithm only = AIP_ALGORITHM_DEFAULT;
     unsigned long long seed = (unsigned long long)time(NULL);
 
     MPI_Init(&argc, &argv);
@@ -83,6 +87,13 @@ int main(int argc, char **argv)
             seed = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--default-nodes") == 0)
             default_nodes = 1;
+        else if (strcmp(argv[i], "--algorithm") == 0 && i + 1 < argc &&
+                 AIP_Algorithm_from_name(argv[++i], &only) == MPI_SUCCESS)
+            default_nodes = 1;
+        else {
+            fprintf(stderr, "node_test: unknown argument '%s'\n", argv[i]);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
     }
     MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
 
@@ -95,15 +106,17 @@ int main(int argc, char **argv)
                                 { "MPI_DOUBLE", MPI_DOUBLE, 8, 8 },
                                 { "3 x MPI_INT", three_ints, 12, 12 },
                                 { "MPI_INT resized to 8", gappy_int, 4, 8 } };
-    const AIP_Algorithm algorithms[] = { AIP_ALGORITHM_SA, AIP_ALGORITHM_L, AIP_ALGORITHM_RD,
+    const AIP_Algorithm node_aware[] = { AIP_ALGORITHM_SA, AIP_ALGORITHM_L, AIP_ALGORITHM_RD,
                                          AIP_ALGORITHM_AUTO };
+    const AIP_Algorithm *algorithms = only != AIP_ALGORITHM_DEFAULT ? &only : node_aware;
+    size_t n_algorithms = only != AIP_ALGORITHM_DEFAULT ? 1 : 4;
     const int counts[] = { 0, 1, 5, 64, 700, 6000 };
     const long long budgets[] = { 0, 1024, 1 << 20 };
     const int ranks_per_node[] = { 0, 1, 2, 3, 4 };
     int n_groupings = default_nodes ? 1 : 5;
 
     for (int g = 0; g < n_groupings; g++)
-        for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; a++)
+        for (size_t a = 0; a < n_algorithms; a++)
             for (int oop = 0; oop < 2; oop++)
                 for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
                     /* types and budgets rotate over the cases: all meet every algorithm */

@@ -33,6 +33,11 @@
  *          processes, a small transform, or a slow network start-up.  On
  *          one node, or nodes of unequal size, the library runs hsa (rd and
  *          l, the paper's other node-aware designs, likewise).
+ *   hypercube  ceil(log2 p) stages, each moving half the blocks to one
+ *          process (Plimpton et al., Cluster 2006): log2 p messages per
+ *          process instead of p - 1, but every byte travels log2(p)/2
+ *          times.  For small transforms on many processes, where start-up
+ *          costs dominate; FFTW_MEASURE times it against the others.
  *
  * Any other in-place transpose (uneven blocks, processes with no rows) has
  * an irregular exchange, which the instance of the library's general
@@ -74,7 +79,7 @@
  * `mpi-bench -v2`) and freed by fftw_destroy_plan.
  *
  * Under FFTW_ESTIMATE the instances rank in the order of the library's
- * table (HSA, LSA, MPICH, the node-aware ones, general), and FFTW's
+ * table (HSA, LSA, MPICH, the node-aware ones, hypercube, general), and FFTW's
  * pairwise exchange before all of them unless the planner flag
  * FFTW_MPI_INPLACE_ALLTOALL asks for ours.  See
  * transpose-inplace-choice.c for the flag and FFTW_MPI_INPLACE_ALGORITHM.

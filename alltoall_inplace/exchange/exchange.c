@@ -24,6 +24,11 @@
  * the way out and scattered into their places by an indexed datatype on the
  * way in, so that aggregation costs no extra pass over the data.
  *
+ * aip_exchange_routed moves one list of blocks at a time to one rank while
+ * receiving the list of another into the same places: a stage of the
+ * hypercube all-to-all (alltoall_hypercube.c), whose next stage sends what
+ * this one received, so each stage completes before the next is posted.
+ *
  * An MPI error on one rank does not strand its partners: the rank winds
  * down, posting the rest of its chunks empty (wind_down.c), and returns
  * the first error once everything it posted has completed.
@@ -133,18 +138,25 @@ static int reserve(window *w, size_t bytes, transfer **t)
     return MPI_SUCCESS;
 }
 
-/* Start the reserved transfer: the partner's chunk into `place` as (count,
- * type), ours of `bytes` from its copy in aux (empty once an error is noted). */
+/* Where a transfer's chunks go and come from: one partner in a pairwise
+ * exchange, two ranks in a hypercube stage of other than a power of two. */
+typedef struct route {
+    int to, from;
+} route;
+
+/* Start the reserved transfer: the chunk from `from` into `place` as (count,
+ * type), ours of `bytes` from its copy in aux to `to` (empty once an error is
+ * noted). */
 static int post(window *w, transfer *t, size_t bytes, void *place, int count, MPI_Datatype type,
-                int peer, MPI_Comm comm)
+                route peers, MPI_Comm comm)
 {
     int err;
 
-    if ((err = aip_post_receive(place, count, type, peer, AIP_TAG, comm, &t->requests[0],
+    if ((err = aip_post_receive(place, count, type, peers.from, AIP_TAG, comm, &t->requests[0],
                                 &w->error)) != MPI_SUCCESS)
         return err;
-    if ((err = aip_post_data(w->aux + t->aux_offset, (int)bytes, MPI_BYTE, peer, AIP_TAG, comm,
-                             &t->requests[1], &w->error)) != MPI_SUCCESS) {
+    if ((err = aip_post_data(w->aux + t->aux_offset, (int)bytes, MPI_BYTE, peers.to, AIP_TAG,
+                             comm, &t->requests[1], &w->error)) != MPI_SUCCESS) {
         aip_give_up(1, &t->requests[0]);
         return err;
     }
@@ -154,7 +166,7 @@ static int post(window *w, transfer *t, size_t bytes, void *place, int count, MP
 }
 
 /* One contiguous chunk: ours copied from `from`, the partner's into `place`. */
-static int start_transfer(window *w, char *place, const char *from, size_t bytes, int peer,
+static int start_transfer(window *w, char *place, const char *from, size_t bytes, route peers,
                           MPI_Comm comm)
 {
     transfer *t;
@@ -163,13 +175,14 @@ static int start_transfer(window *w, char *place, const char *from, size_t bytes
     if ((err = reserve(w, bytes, &t)) != MPI_SUCCESS)
         return err;
     memcpy(w->aux + t->aux_offset, from, bytes);
-    return post(w, t, bytes, place, (int)bytes, MPI_BYTE, peer, comm);
+    return post(w, t, bytes, place, (int)bytes, MPI_BYTE, peers, comm);
 }
 
 /* Several whole blocks as one chunk: ours gathered from src into aux, the
  * partner's scattered by MPI into the same places of buf. */
 static int start_gathered(window *w, char *buf, const char *src, const int *positions, int count,
-                          size_t block_bytes, MPI_Aint *displacements, int peer, MPI_Comm comm)
+                          size_t block_bytes, MPI_Aint *displacements, route peers,
+                          MPI_Comm comm)
 {
     size_t bytes = (size_t)count * block_bytes;
     MPI_Datatype scattered = MPI_DATATYPE_NULL;
@@ -185,14 +198,14 @@ static int start_gathered(window *w, char *buf, const char *src, const int *posi
         consecutive &= positions[k] == positions[0] + k;
     }
     if (consecutive)
-        return post(w, t, bytes, buf + displacements[0], (int)bytes, MPI_BYTE, peer, comm);
+        return post(w, t, bytes, buf + displacements[0], (int)bytes, MPI_BYTE, peers, comm);
     err = MPI_Type_create_hindexed_block(count, (int)block_bytes, displacements, MPI_BYTE,
                                          &scattered);
     if (err == MPI_SUCCESS && (err = MPI_Type_commit(&scattered)) == MPI_SUCCESS)
-        err = post(w, t, bytes, buf, 1, scattered, peer, comm);
+        err = post(w, t, bytes, buf, 1, scattered, peers, comm);
     else { /* wind down: our chunk goes empty, the partner's lands in its copy's room */
         aip_note_error(&w->error, err);
-        err = post(w, t, bytes, copy, (int)bytes, MPI_BYTE, peer, comm);
+        err = post(w, t, bytes, copy, (int)bytes, MPI_BYTE, peers, comm);
     }
     if (scattered != MPI_DATATYPE_NULL)
         MPI_Type_free(&scattered); /* the posted receive keeps what it needs */
@@ -252,10 +265,36 @@ int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nstep
         size_t bytes = (size_t)blocks[peer].bytes;
         for (size_t done = 0; done < bytes && err == MPI_SUCCESS; done += chunk_bytes) {
             size_t len = bytes - done < chunk_bytes ? bytes - done : chunk_bytes;
-            err = start_transfer(&w, block + done, block + done, len, peer, comm);
+            err = start_transfer(&w, block + done, block + done, len, (route){ peer, peer }, comm);
         }
     }
     return finish(&w, err);
+}
+
+/* Post one peer's list of equal blocks: whole blocks per chunk where they
+ * are smaller than one, else chunks of each block. */
+static int start_list(window *w, char *buf, const char *src, const int *positions, int count,
+                      size_t block, size_t chunk_bytes, MPI_Aint *displacements, route peers,
+                      MPI_Comm comm)
+{
+    int err = MPI_SUCCESS;
+
+    if (block < chunk_bytes) {
+        int per_chunk = (int)(chunk_bytes / block);
+        for (int k = 0; k < count && err == MPI_SUCCESS; k += per_chunk)
+            err = start_gathered(w, buf, src, positions + k,
+                                 count - k < per_chunk ? count - k : per_chunk, block,
+                                 displacements, peers, comm);
+        return err;
+    }
+    for (int k = 0; k < count; k++) {
+        size_t at = (size_t)positions[k] * block;
+        for (size_t done = 0; done < block && err == MPI_SUCCESS; done += chunk_bytes) {
+            size_t len = block - done < chunk_bytes ? block - done : chunk_bytes;
+            err = start_transfer(w, buf + at + done, src + at + done, len, peers, comm);
+        }
+    }
+    return err;
 }
 
 int aip_exchange_segments(char *buf, const char *src, const aip_segments *segments,
@@ -263,29 +302,23 @@ int aip_exchange_segments(char *buf, const char *src, const aip_segments *segmen
                           size_t chunk_bytes, MPI_Comm comm, int error)
 {
     int err = MPI_SUCCESS, count = segments->per_peer;
-    size_t block = segments->block_bytes;
     window w = window_of(space, error);
 
-    for (int s = 0; s < nsteps && err == MPI_SUCCESS; s++) {
-        if (peers[s] == AIP_IDLE)
-            continue;
-        const int *positions = segments->positions + (size_t)peers[s] * (size_t)count;
-        if (block < chunk_bytes) { /* whole blocks per chunk */
-            int per_chunk = (int)(chunk_bytes / block);
-            for (int k = 0; k < count && err == MPI_SUCCESS; k += per_chunk)
-                err = start_gathered(&w, buf, src, positions + k,
-                                     count - k < per_chunk ? count - k : per_chunk, block,
-                                     segments->displacements, peers[s], comm);
-            continue;
-        }
-        for (int k = 0; k < count; k++) { /* chunks of each block */
-            size_t at = (size_t)positions[k] * block;
-            for (size_t done = 0; done < block && err == MPI_SUCCESS; done += chunk_bytes) {
-                size_t len = block - done < chunk_bytes ? block - done : chunk_bytes;
-                err = start_transfer(&w, buf + at + done, src + at + done, len, peers[s], comm);
-            }
-        }
-    }
+    for (int s = 0; s < nsteps && err == MPI_SUCCESS; s++)
+        if (peers[s] != AIP_IDLE)
+            err = start_list(&w, buf, src, segments->positions + (size_t)peers[s] * (size_t)count,
+                             count, segments->block_bytes, chunk_bytes, segments->displacements,
+                             (route){ peers[s], peers[s] }, comm);
+    return finish(&w, err);
+}
+
+int aip_exchange_routed(char *buf, const int *positions, int count, size_t block_bytes, int to,
+                        int from, MPI_Aint *displacements, const aip_workspace *space,
+                        size_t chunk_bytes, MPI_Comm comm, int error)
+{
+    window w = window_of(space, error);
+    int err = start_list(&w, buf, buf, positions, count, block_bytes, chunk_bytes, displacements,
+                         (route){ to, from }, comm);
     return finish(&w, err);
 }
 

@@ -88,6 +88,17 @@ int aip_exchange_segments(char *buf, const char *src, const aip_segments *segmen
                           const int *peers, int nsteps, const aip_workspace *space,
                           size_t chunk_bytes, MPI_Comm comm, int error);
 
+/* One stage of a route: the blocks at positions[0 .. count) of buf (each
+ * block_bytes) sent to `to`, `from`'s received into the same positions in the
+ * same order; returns once all has arrived.  displacements: scratch for count
+ * entries.  error as for aip_exchange. */
+int aip_exchange_routed(char *buf, const int *positions, int count, size_t block_bytes, int to,
+                        int from, MPI_Aint *displacements, const aip_workspace *space,
+                        size_t chunk_bytes, MPI_Comm comm, int error);
+
+/* The hypercube all-to-all (alltoall_hypercube.c): a row of the table. */
+int aip_run_hypercube(const aip_plan *plan, char *buf, const char *sendbuf);
+
 /* The run of every schedule row of the algorithm table: the plan's schedule
  * (peers, nsteps) over its blocks; out of place the blocks are first copied
  * from sendbuf into buf. */

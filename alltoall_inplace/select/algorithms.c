@@ -7,8 +7,9 @@
  * FFTW_ESTIMATE (transpose/transpose-inplace.c).  HSA first, the paper's
  * choice and ours (decision.c); then LSA and MPICH's baseline, as the
  * paper measured them; then the node-aware exchanges, whose two steps cost
- * more than one where blocks are large; the general algorithm last, which
- * takes any layout but pays for requests and phases.
+ * more than one where blocks are large; the hypercube, which sends each
+ * byte log2(p)/2 times and pays off only for tiny blocks; the general
+ * algorithm last, which takes any layout but pays for requests and phases.
  */
 #include <stdio.h>
 #include <string.h>
@@ -40,7 +41,8 @@ static void schedule_needs(const aip_call *call, size_t budget, aip_needs *needs
     needs->ring = needs->schedule = 1;
 }
 
-/* sa and rd: schedules over lists of blocks. */
+/* sa, rd and hypercube: exchanges of lists of blocks (hypercube's stages hold
+ * p/2 blocks, less than the p - 1 of the hsa it falls back to). */
 static void segments_needs(const aip_call *call, size_t budget, aip_needs *needs)
 {
     schedule_needs(call, budget, needs);
@@ -88,6 +90,9 @@ static const aip_algorithm_row table[] = {
     { AIP_ALGORITHM_L, "l", AIP_KIND_NODE_AWARE,
       "leader-based: one rank per node gathers, exchanges, scatters", NULL, aip_run_l,
       leader_needs },
+    { AIP_ALGORITHM_HYPERCUBE, "hypercube", AIP_KIND_ROUTED,
+      "ceil(log2 p) stages of p/2 blocks, for small blocks", NULL, aip_run_hypercube,
+      segments_needs },
     { AIP_ALGORITHM_GENERAL, "general", AIP_KIND_GENERAL,
       "the irregular in-place exchange, in phases of requests", NULL, aip_run_general,
       general_needs },

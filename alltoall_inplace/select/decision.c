@@ -36,9 +36,11 @@ static int node_aware(AIP_Algorithm algorithm)
     return row && row->kind == AIP_KIND_NODE_AWARE;
 }
 
-int aip_may_run_node_aware(const aip_call *call, AIP_Algorithm asked)
+/* Whether the call may be routed through the hypercube's stages: AIP_Alltoall's
+ * contiguous equal blocks (a stage moves a list of them between positions). */
+static int hypercube_capable(const aip_call *call)
 {
-    return node_aware_capable(call) && (asked == AIP_ALGORITHM_AUTO || node_aware(asked));
+    return call->block_bytes >= 0 && !aip_call_general(call);
 }
 
 /* Whether `auto` may run `algorithm` for this call, before the nodes are known. */
@@ -46,6 +48,9 @@ static int auto_may_choose(const aip_call *call, AIP_Algorithm algorithm)
 {
     switch (algorithm) {
     case AIP_ALGORITHM_HSA: return 1;
+    case AIP_ALGORITHM_HYPERCUBE:
+        return hypercube_capable(call) && call->size >= AIP_AUTO_HYPERCUBE_MIN_RANKS &&
+               call->block_bytes <= AIP_AUTO_HYPERCUBE_MAX_BYTES;
     case AIP_ALGORITHM_SA:
         return node_aware_capable(call) && call->block_bytes <= AIP_AUTO_SA_MAX_BYTES;
     case AIP_ALGORITHM_L:
@@ -54,10 +59,17 @@ static int auto_may_choose(const aip_call *call, AIP_Algorithm algorithm)
     }
 }
 
+int aip_may_run_node_aware(const aip_call *call, AIP_Algorithm asked)
+{
+    if (asked == AIP_ALGORITHM_AUTO) /* where the hypercube wins, the nodes do not matter */
+        return node_aware_capable(call) && !auto_may_choose(call, AIP_ALGORITHM_HYPERCUBE);
+    return node_aware_capable(call) && node_aware(asked);
+}
+
 void aip_needs_of(const aip_call *call, AIP_Algorithm asked, size_t budget, aip_needs *needs)
 {
     static const AIP_Algorithm candidates[] = { AIP_ALGORITHM_HSA, AIP_ALGORITHM_SA,
-                                                AIP_ALGORITHM_L };
+                                                AIP_ALGORITHM_L, AIP_ALGORITHM_HYPERCUBE };
     *needs = (aip_needs){ 0 };
     needs->nodes = aip_may_run_node_aware(call, asked);
     if (asked != AIP_ALGORITHM_AUTO) {
@@ -110,6 +122,12 @@ AIP_Algorithm aip_decide(const aip_call *call, AIP_Algorithm asked, const aip_sh
                          long long min_aux_bytes, const char **why)
 {
     *why = NULL;
+    if (asked == AIP_ALGORITHM_AUTO && auto_may_choose(call, AIP_ALGORITHM_HYPERCUBE))
+        return AIP_ALGORITHM_HYPERCUBE;
+    if (asked == AIP_ALGORITHM_HYPERCUBE && !hypercube_capable(call)) {
+        *why = "only AIP_Alltoall with blocks of contiguous bytes runs the hypercube";
+        return AIP_ALGORITHM_HSA;
+    }
     if (shape)
         return decide_on_nodes(call, asked, shape, min_aux_bytes, why);
     if (asked == AIP_ALGORITHM_AUTO)

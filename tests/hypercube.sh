@@ -1,0 +1,24 @@
+#!/bin/sh
+# The hypercube all-to-all against MPI_Alltoall on p = 1..9 and 16 ranks
+# (powers of two and not: both routings), in place and out of place, block
+# sizes from 0 to more than the budget, budgets from the minimum to 1 MiB
+# (node_test --algorithm hypercube); then that it runs where asked, falls
+# back to hsa where blocks have gaps, and that auto takes it for small
+# blocks.  One seed per run, printed, so a failure can be replayed with
+# AIP_TEST_SEED=<seed>.
+set -e
+seed=${AIP_TEST_SEED:-$(date +%s)}
+for np in 1 2 3 4 5 6 7 8 9 16; do
+    "$MPIRUN" "$np" "$TESTBIN/node_test" --seed "$seed" --algorithm hypercube
+done
+out=$(AIP_DEBUG=1 "$MPIRUN" 6 "$TESTBIN/node_test" --seed "$seed" --algorithm hypercube 2>&1) ||
+    { echo "$out"; exit 1; }
+for expected in "AIP_Alltoall on 6 ranks: hypercube," \
+    "AIP_Alltoall_oop on 6 ranks: hypercube," \
+    "hsa instead of hypercube: only AIP_Alltoall with blocks of contiguous bytes"; do
+    echo "$out" | grep -q "$expected" || { echo "$out"; echo "hypercube.sh: no '$expected'"; exit 1; }
+done
+out=$(AIP_DEBUG=1 "$MPIRUN" 8 "$TESTBIN/node_test" --seed "$seed" --algorithm auto 2>&1) ||
+    { echo "$out"; exit 1; }
+echo "$out" | grep -q "AIP_Alltoall on 8 ranks: hypercube (auto)" ||
+    { echo "$out"; echo "hypercube.sh: auto did not choose the hypercube for small blocks"; exit 1; }
