@@ -17,10 +17,10 @@
  *
  * Methods (--methods):
  *   in place      mpi      MPI_Alltoall(MPI_IN_PLACE, ...) of the MPI library
- *                 hsa, sa, l, rd, lsa, mpich
+ *                 hsa, sa, l, rd, lsa, mpich, hypercube
  *                          AIP_Alltoall_opt with that algorithm
  *   out of place  mpi-oop  MPI_Alltoall(sendbuf, ..., recvbuf, ...)
- *                 hsa-oop, sa-oop, l-oop, rd-oop
+ *                 hsa-oop, sa-oop, l-oop, rd-oop, hypercube-oop
  *                          AIP_Alltoall_oop_opt with that algorithm
  * A method the library refuses (an error code) reads "n/a", with
  * the reason on a '#' line, and the sweep goes on.
@@ -91,6 +91,7 @@ static const method all_methods[] = {
     { "rd", AIP_INPLACE, AIP_ALGORITHM_RD },
     { "lsa", AIP_INPLACE, AIP_ALGORITHM_LSA },
     { "mpich", AIP_INPLACE, AIP_ALGORITHM_MPICH },
+    { "hypercube", AIP_INPLACE, AIP_ALGORITHM_HYPERCUBE },
     { "auto", AIP_INPLACE, AIP_ALGORITHM_AUTO },
     { "mpi-oop", MPI_OOP, AIP_ALGORITHM_DEFAULT },
     { "hsa-oop", AIP_OOP, AIP_ALGORITHM_HSA },
@@ -99,6 +100,7 @@ static const method all_methods[] = {
     { "rd-oop", AIP_OOP, AIP_ALGORITHM_RD },
     { "lsa-oop", AIP_OOP, AIP_ALGORITHM_LSA },
     { "mpich-oop", AIP_OOP, AIP_ALGORITHM_MPICH },
+    { "hypercube-oop", AIP_OOP, AIP_ALGORITHM_HYPERCUBE },
     { "auto-oop", AIP_OOP, AIP_ALGORITHM_AUTO },
 };
 #define N_ALL_METHODS ((int)(sizeof all_methods / sizeof all_methods[0]))
@@ -129,7 +131,7 @@ static void print_usage(FILE *out)
           "                           SIZE, 2 SIZE, 4 SIZE, ... from --min\n"
           "  -m, --methods LIST       comma-separated, in column order (default\n"
           "                           " DEFAULT_METHODS ");\n"
-          "                           also lsa, mpich, auto and their -oop\n"
+          "                           also lsa, mpich, hypercube, auto and their -oop\n"
           "  -i, --iterations N       timed calls per size below --large (default 1000)\n"
           "  -I, --iterations-large N timed calls per size from --large on (default 100)\n"
           "  -w, --warmup N           untimed calls before them below --large (default 100)\n"
