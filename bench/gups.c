@@ -103,12 +103,13 @@
  * Message sizes in the hypercube and Bruck algorithms vary from stage to
  * stage and from batch to batch: on average a stage moves Q/2 datums, but a
  * rank's list can grow past Q (the paper's footnote 1: Q' > Q; all datums of
- * 2^d ranks may meet at stage d).  Every message carries at most C = 2Q + 8
- * words, the size of the pre-posted receive buffers; a longer send-list goes
- * out as several messages of C words and one shorter one (possibly empty),
- * and a receiver that gets exactly C words receives again from the same
- * source and tag.  No counts are exchanged, so a stage costs one message
- * latency.  Memory: log2 P receive buffers of C words, two send-lists and
+ * 2^d ranks may meet at stage d; and the stream's first values, sparse
+ * polynomials x^k, all index the first words of the table).  Every message
+ * carries at most C = 2Q + 8 words (--message-max), the size of the
+ * pre-posted receive buffers; a longer send-list goes out as several
+ * messages of C words and one shorter one (possibly empty), and a receiver
+ * that gets exactly C words receives again from the same source and tag.
+ * No counts are exchanged, so a stage costs one message latency.  Memory: log2 P receive buffers of C words, two send-lists and
  * two keep-lists of about Q words each, which grow (by doubling) only if the
  * random data needs more; the largest final list Q' is reported (maxQ').
  *
@@ -209,6 +210,7 @@ typedef struct options {
     int reps;              /* -r */
     int checksum, table;   /* --checksum, --table */
     long long skip_update; /* --skip-update; -1 for none */
+    int message_max;       /* --message-max; 0: 2Q + 8 */
 } options;
 
 static void print_usage(FILE *out)
@@ -232,6 +234,9 @@ static void print_usage(FILE *out)
           "      --table            a '#' header and one row per algorithm, for scripts\n"
           "      --skip-update K    lose update K of the stream in the timed pass (a test\n"
           "                         of verification: it must report 1 error)\n"
+          "      --message-max C    hypercube and bruck: at most C datums a message, the\n"
+          "                         size of the pre-posted receives [2Q + 8]; longer lists\n"
+          "                         go as several messages (small C tests that path)\n"
           "  -h, --help             this text\n"
           "Exit status: 0; 1 if verification found errors; 2 for bad options.\n",
           out);
@@ -292,6 +297,8 @@ static parse_status parse(int argc, char **argv, int nprocs, void *options_, cha
             opt->reps = (int)value;
         else if (is_option(arg, NULL, "--skip-update") && parse_number(next, 0, 1ULL << 52, &value))
             opt->skip_update = (long long)value;
+        else if (is_option(arg, NULL, "--message-max") && parse_number(next, 1, 1 << 26, &value))
+            opt->message_max = (int)value;
         else if (is_option(arg, NULL, "--verify")) {
             if (strcmp(next, "alltoallv") == 0)
                 opt->verify = VERIFY_ALLTOALLV;
@@ -790,7 +797,7 @@ static int run(const void *options_, MPI_Comm comm)
     g.local = first_index(&g, g.me + 1) - g.first;
     g.first_update = 4 * g.first;
     g.n_updates = 4 * g.local;
-    g.capacity = 2 * g.lookahead + 8;
+    g.capacity = opt->message_max ? opt->message_max : 2 * g.lookahead + 8;
     g.table = allocate_or_abort((g.local ? g.local : 1) * sizeof *g.table, "table");
     const uint64_t updates = 4 * g.table_size;
     const int outside = opt->lookahead > RULES_LOOKAHEAD;
