@@ -20,8 +20,18 @@
  *     of the stream, 4 x (its share of the table) updates from position
  *     4 x (its first index), as HPCC does; it jumps to its start by
  *     computing x^k by repeated squaring (gf2_power below, written from the
- *     algebra; its results are checked against the stepped sequence, and
+ *     algebra; rank 0 checks it against the stepped sequence, and
  *     x^period = 1, at every start);
+ *     (--stream-offset K, outside the rules, shifts every share K values
+ *     along the stream.  Why: the rules start the ranks at x^(4 r N/P), and
+ *     x^(2^j r) for small r is a sparse polynomial (Frobenius: squaring
+ *     spreads no bits), so the first thousands of values of every share
+ *     index the first words of the table, all owned by rank 0.  In HPCC's
+ *     runs of 2^30 updates a rank that is negligible; in this program's
+ *     short runs of a few batches rank 0 then receives 2-9 Q datums a batch
+ *     (P = 64, 2^10 words a rank) and the synchronous algorithms wait for
+ *     it.  An offset such as 25214903917 (0x5DEECE66D) makes every share dense from the
+ *     start: the window of a long run);
  *   - look-ahead: a rank generates at most Q updates (--lookahead, 1024 by
  *     the rules) before they must be applied.  Q > 1024 is allowed for the
  *     paper's Table 4 sweep and is printed as "outside the rules";
@@ -44,9 +54,10 @@
  *              segment of it, so the buffers take 2Q words, not P x Q);
  *              at the end of the batch every non-empty bucket goes out with
  *              MPI_Isend.  One receive of Q words is pre-posted from
- *              MPI_ANY_SOURCE and polled with MPI_Test after every batch and
- *              while a rank waits for its own sends; an arrived bucket is
- *              applied and the receive posted again.  The two batch arrays
+ *              MPI_ANY_SOURCE and polled with MPI_Test after every batch;
+ *              a rank that must wait for its own sends waits in MPI_Waitany
+ *              on them and the receive; an arrived bucket is applied and
+ *              the receive posted again.  The two batch arrays
  *              alternate, a rank waits (polling) for a batch's sends before
  *              refilling its array.  Termination: when a rank has generated
  *              everything and its sends have completed, it sends a
@@ -130,6 +141,18 @@
  * --skip-update K loses the update at stream position K in the timed pass:
  * a wrong run, which verification and the checksum must notice.
  *
+ * Under SimGrid's SMPI (bench/gups_figures.sh builds it with smpicc) the
+ * ranks' computation is by default charged as measured on the machine that
+ * runs the simulation; with 64+ ranks taking turns on one core every burst
+ * starts with cold caches and short bursts are inflated by the timers, so
+ * --model-ns G,U,M charges instead (smpi_execute) G ns per value generated,
+ * U per table update (applying a datum) and M per datum moved (bucketed,
+ * split, appended), with smpi/simulate-computation:no.  gups_figures.sh uses
+ * 1,50,1: the update costs a DRAM miss of a table far larger than the
+ * caches, as in HPCC's runs (the paper's T_1 = 56.9 us per 1024 updates on
+ * Red Storm; the model's 52 us), while the simulated table stays small.
+ * Verification is not charged (outside the timing anyway).
+ *
  * Exit status: 0; 1 if verification found errors; 2 for bad options;
  * 3 (MPI_Abort) after an MPI error or when memory runs out.
  */
@@ -211,6 +234,8 @@ typedef struct options {
     int checksum, table;   /* --checksum, --table */
     long long skip_update; /* --skip-update; -1 for none */
     int message_max;       /* --message-max; 0: 2Q + 8 */
+    unsigned long long stream_offset; /* --stream-offset; 0 by the rules */
+    double model_ns[3];    /* --model-ns: generate, update, move; all 0: none */
 } options;
 
 static void print_usage(FILE *out)
@@ -234,6 +259,11 @@ static void print_usage(FILE *out)
           "      --table            a '#' header and one row per algorithm, for scripts\n"
           "      --skip-update K    lose update K of the stream in the timed pass (a test\n"
           "                         of verification: it must report 1 error)\n"
+          "      --stream-offset K  the updates are values K+1 .. K+4N of the stream, not\n"
+          "                         1 .. 4N: a slice of a long run (outside the rules) [0]\n"
+          "      --model-ns G,U,M   under SMPI: charge G ns per generated value, U per table\n"
+          "                         update, M per datum moved between lists, instead of\n"
+          "                         the measured time (run with smpi/simulate-computation:no)\n"
           "      --message-max C    hypercube and bruck: at most C datums a message, the\n"
           "                         size of the pre-posted receives [2Q + 8]; longer lists\n"
           "                         go as several messages (small C tests that path)\n"
@@ -297,7 +327,20 @@ static parse_status parse(int argc, char **argv, int nprocs, void *options_, cha
             opt->reps = (int)value;
         else if (is_option(arg, NULL, "--skip-update") && parse_number(next, 0, 1ULL << 52, &value))
             opt->skip_update = (long long)value;
-        else if (is_option(arg, NULL, "--message-max") && parse_number(next, 1, 1 << 26, &value))
+        else if (is_option(arg, NULL, "--stream-offset") && parse_number(next, 0, ~0ULL, &value))
+            opt->stream_offset = value;
+        else if (is_option(arg, NULL, "--model-ns")) {
+            if (sscanf(next, "%lf,%lf,%lf", &opt->model_ns[0], &opt->model_ns[1],
+                       &opt->model_ns[2]) != 3 || opt->model_ns[0] < 0 || opt->model_ns[1] < 0 ||
+                opt->model_ns[2] < 0) {
+                snprintf(why, why_size, "--model-ns: three numbers G,U,M, not '%s'", next);
+                return PARSE_ERROR;
+            }
+#ifndef SMPI_SHARED_MALLOC
+            snprintf(why, why_size, "--model-ns works only in a build with smpicc (SMPI)");
+            return PARSE_ERROR;
+#endif
+        } else if (is_option(arg, NULL, "--message-max") && parse_number(next, 1, 1 << 26, &value))
             opt->message_max = (int)value;
         else if (is_option(arg, NULL, "--verify")) {
             if (strcmp(next, "alltoallv") == 0)
@@ -353,7 +396,21 @@ typedef struct gups {
     long long skip_update;            /* position lost by the timed pass, or -1 */
     uint64_t misrouted;               /* datums that reached a rank not their owner */
     uint64_t max_list;                /* the largest final list (Q') */
+    double model_s[3];                /* --model-ns in seconds; 0: measured */
 } gups;
+
+/* Under SMPI with --model-ns: count values generated, updates applied and
+ * datums moved at the model's cost (smpi_execute), see the opening comment. */
+enum { COST_GENERATE, COST_UPDATE, COST_MOVE };
+static inline void charge(const gups *g, int what, size_t count)
+{
+#ifdef SMPI_SHARED_MALLOC /* smpicc's mpi.h */
+    if (g->model_s[what] > 0 && count)
+        smpi_execute(g->model_s[what] * (double)count);
+#else
+    (void)g, (void)what, (void)count;
+#endif
+}
 
 static uint64_t first_index(const gups *g, int rank)
 {
@@ -399,6 +456,7 @@ static size_t generate(const gups *g, uint64_t *ran, uint64_t *position, size_t 
     }
     *ran = r;
     *position += count;
+    charge(g, COST_GENERATE, count);
     return n;
 }
 
@@ -466,14 +524,35 @@ typedef struct reference_state {
     uint64_t *receive;
     MPI_Request rreq;
     int done_seen;
+    MPI_Request *any; /* P + 1: the receive and a batch's sends, for MPI_Waitany */
 } reference_state;
+
+/* A message has arrived: applies it, or counts a "done"; posts the receive
+ * again while more can come. */
+static void reference_take(reference_state *s, const MPI_Status *status)
+{
+    gups *g = s->g;
+    int count;
+    if (status->MPI_TAG == TAG_DONE)
+        s->done_seen++;
+    else {
+        check(MPI_Get_count(status, MPI_UINT64_T, &count), "MPI_Get_count");
+        for (int i = 0; i < count; i++)
+            apply(g, s->receive[i]);
+        charge(g, COST_UPDATE, (size_t)count);
+    }
+    if (s->done_seen < g->nprocs - 1)
+        check(MPI_Irecv(s->receive, g->lookahead, MPI_UINT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                        g->comm, &s->rreq),
+              "MPI_Irecv");
+}
 
 /* Applies what has arrived; blocking: everything until the last "done". */
 static void reference_poll(reference_state *s, int blocking)
 {
     gups *g = s->g;
     while (s->done_seen < g->nprocs - 1) {
-        int flag = 1, count;
+        int flag = 1;
         MPI_Status status;
         if (blocking)
             check(MPI_Wait(&s->rreq, &status), "MPI_Wait");
@@ -481,30 +560,36 @@ static void reference_poll(reference_state *s, int blocking)
             check(MPI_Test(&s->rreq, &flag, &status), "MPI_Test");
         if (!flag)
             return;
-        if (status.MPI_TAG == TAG_DONE)
-            s->done_seen++;
-        else {
-            check(MPI_Get_count(&status, MPI_UINT64_T, &count), "MPI_Get_count");
-            for (int i = 0; i < count; i++)
-                apply(g, s->receive[i]);
-        }
-        if (s->done_seen < g->nprocs - 1)
-            check(MPI_Irecv(s->receive, g->lookahead, MPI_UINT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG,
-                            g->comm, &s->rreq),
-                  "MPI_Irecv");
+        reference_take(s, &status);
     }
 }
 
-/* Waits for a batch's sends, applying what arrives meanwhile. */
+/* Waits for a batch's sends, applying what arrives meanwhile: blocked in
+ * MPI_Waitany on the receive and the sends rather than spinning on
+ * MPI_Test (the same for the benchmark; under SMPI every failed test is a
+ * simulated event). */
 static void reference_wait_sends(reference_state *s, requests *q)
 {
-    int flag = 0;
+    const int n = q->n;
+    int flag = 0, index;
+    MPI_Status status;
     while (q->n) {
-        check(MPI_Testall(q->n, q->r, &flag, q->s), "MPI_Testall");
-        if (flag)
+        check(MPI_Testall(n, q->r, &flag, q->s), "MPI_Testall");
+        if (flag) {
             q->n = 0;
-        else
-            reference_poll(s, 0);
+            break;
+        }
+        if (s->done_seen == s->g->nprocs - 1) { /* no receive posted */
+            requests_wait(q);
+            break;
+        }
+        s->any[0] = s->rreq;
+        memcpy(s->any + 1, q->r, (size_t)n * sizeof *q->r);
+        check(MPI_Waitany(n + 1, s->any, &index, &status), "MPI_Waitany");
+        s->rreq = s->any[0];
+        memcpy(q->r, s->any + 1, (size_t)n * sizeof *q->r);
+        if (index == 0)
+            reference_take(s, &status);
     }
 }
 
@@ -520,6 +605,7 @@ static void run_reference(gups *g)
     for (int b = 0; b < 2; b++)
         sendbuf[b] = allocate_or_abort((size_t)Q * sizeof(uint64_t), "buckets");
     s.receive = allocate_or_abort((size_t)Q * sizeof(uint64_t), "receive buffer");
+    s.any = allocate_or_abort(((size_t)P + 1) * sizeof *s.any, "requests");
     if (P > 1)
         check(MPI_Irecv(s.receive, Q, MPI_UINT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG, g->comm, &s.rreq),
               "MPI_Irecv");
@@ -537,6 +623,8 @@ static void run_reference(gups *g)
             else
                 batch[remote] = batch[i], dest[remote++] = o;
         }
+        charge(g, COST_UPDATE, n - remote);
+        charge(g, COST_MOVE, remote); /* into the buckets */
         /* The buckets: this batch's remote updates sorted by destination. */
         reference_wait_sends(&s, &sends[b]);
         memset(offset, 0, ((size_t)P + 1) * sizeof *offset);
@@ -564,7 +652,7 @@ static void run_reference(gups *g)
     requests_wait(&sends[0]);
     for (int b = 0; b < 2; b++)
         free(sends[b].r), free(sends[b].s);
-    free(s.receive), free(sendbuf[0]), free(sendbuf[1]);
+    free(s.any), free(s.receive), free(sendbuf[0]), free(sendbuf[1]);
     free(offset), free(dest), free(batch);
 }
 
@@ -620,6 +708,7 @@ static void split(const router *r, int d, const uint64_t *src, size_t n, list *o
     }
     out->n = (size_t)(o - out->v);
     keep->n = (size_t)(k - keep->v);
+    charge(g, COST_MOVE, n);
 }
 
 static void run_routed(gups *g, int bruck)
@@ -689,6 +778,7 @@ static void run_routed(gups *g, int bruck)
                     list_reserve(&keep, (size_t)got);
                     memcpy(keep.v + keep.n, in, (size_t)got * sizeof *in);
                     keep.n += (size_t)got;
+                    charge(g, COST_MOVE, (size_t)got);
                 } else
                     split(&r, d + 1, in, (size_t)got, next_out, &next_keep);
                 if (got < C)
@@ -706,6 +796,7 @@ static void run_routed(gups *g, int bruck)
             g->max_list = keep.n;
         for (size_t i = 0; i < keep.n; i++)
             apply(g, keep.v[i]);
+        charge(g, COST_UPDATE, keep.n);
     }
     for (int b = 0; b < 2; b++) {
         requests_wait(&sends[b]);
@@ -737,6 +828,9 @@ static void verify_alltoallv(gups *g)
     list in = { 0 };
     uint64_t ran = gf2_power(g->first_update), position = g->first_update, left = g->n_updates;
     long long skip = g->skip_update;
+    double model[3];
+    memcpy(model, g->model_s, sizeof model);
+    memset(g->model_s, 0, sizeof g->model_s); /* not part of the benchmark */
     g->skip_update = -1;
     for (uint64_t k = 0; k < most; k++) {
         size_t n = left < round ? (size_t)left : round;
@@ -764,6 +858,7 @@ static void verify_alltoallv(gups *g)
             apply(g, in.v[i]);
     }
     g->skip_update = skip;
+    memcpy(g->model_s, model, sizeof model);
     free(in.v), free(counts), free(sorted), free(batch);
 }
 
@@ -784,7 +879,7 @@ static int run(const void *options_, MPI_Comm comm)
     gups g = { .comm = comm, .lookahead = opt->lookahead, .log2_table = opt->log2_table };
     check(MPI_Comm_rank(comm, &g.me), "MPI_Comm_rank");
     check(MPI_Comm_size(comm, &g.nprocs), "MPI_Comm_size");
-    if (!gf2_self_check())
+    if (g.me == 0 && !gf2_self_check()) /* fail() aborts every rank */
         fail("the jump in the random stream (gf2_power) disagrees with the stepped stream");
     g.log2_procs = (g.nprocs & (g.nprocs - 1)) ? -1 : __builtin_ctz((unsigned)g.nprocs);
     while ((1 << g.stages) < g.nprocs)
@@ -795,12 +890,14 @@ static int run(const void *options_, MPI_Comm comm)
     g.remainder = g.table_size % (uint64_t)g.nprocs;
     g.first = first_index(&g, g.me);
     g.local = first_index(&g, g.me + 1) - g.first;
-    g.first_update = 4 * g.first;
+    g.first_update = opt->stream_offset + 4 * g.first;
     g.n_updates = 4 * g.local;
+    for (int c = 0; c < 3; c++)
+        g.model_s[c] = opt->model_ns[c] * 1e-9;
     g.capacity = opt->message_max ? opt->message_max : 2 * g.lookahead + 8;
     g.table = allocate_or_abort((g.local ? g.local : 1) * sizeof *g.table, "table");
     const uint64_t updates = 4 * g.table_size;
-    const int outside = opt->lookahead > RULES_LOOKAHEAD;
+    const int outside = opt->lookahead > RULES_LOOKAHEAD || opt->stream_offset;
     int failed = 0;
 
     if (g.me == 0) {
@@ -810,10 +907,18 @@ static int run(const void *options_, MPI_Comm comm)
                " per rank), %" PRIu64 " updates, Q=%d%s, verify=%s, reps=%d\n",
                g.nprocs, g.log2_table, g.table_size, g.table_size * 8.0 / 1048576,
                g.base, g.base + (g.remainder ? 1 : 0), updates, g.lookahead,
-               outside ? " (outside the rules: Q > 1024)" : "",
+               opt->lookahead > RULES_LOOKAHEAD ? " (outside the rules: Q > 1024)" : "",
                opt->verify == VERIFY_ALLTOALLV ? "alltoallv" : opt->verify == VERIFY_SAME ? "same" : "none",
                opt->reps);
         printf("# MPI: %s\n", version);
+        if (opt->stream_offset)
+            printf("# --stream-offset %llu (outside the rules): updates use stream values"
+                   " %llu + 1 .. %llu + 4N\n",
+                   opt->stream_offset, opt->stream_offset, opt->stream_offset);
+        if (opt->model_ns[0] > 0 || opt->model_ns[1] > 0 || opt->model_ns[2] > 0)
+            printf("# --model-ns %g,%g,%g: computation charged by the model, ns per value"
+                   " generated, update, datum moved\n",
+                   opt->model_ns[0], opt->model_ns[1], opt->model_ns[2]);
         if (opt->skip_update >= 0)
             printf("# --skip-update %lld: the timed pass loses one update\n", opt->skip_update);
         if (opt->table)
