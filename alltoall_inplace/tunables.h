@@ -74,12 +74,19 @@
 #define AIP_AUTO_L_MAX_BYTES 32
 #define AIP_AUTO_SA_MAX_BYTES 2048
 
-/* AIP_ALGORITHM=auto runs the hypercube for AIP_Alltoall on at least
- * AIP_AUTO_HYPERCUBE_MIN_RANKS ranks with blocks of at most
- * AIP_AUTO_HYPERCUBE_MAX_BYTES, before any node-aware choice (decision.c).
- * MEASUREMENTS PENDING. */
-#define AIP_AUTO_HYPERCUBE_MIN_RANKS 8
-#define AIP_AUTO_HYPERCUBE_MAX_BYTES 64
+/* AIP_ALGORITHM=auto runs the hypercube for AIP_Alltoall on nodes of one
+ * rank each, at least AIP_AUTO_HYPERCUBE_MIN_RANKS of them, with blocks of
+ * at most AIP_AUTO_HYPERCUBE_MAX_BYTES (decision.c).  Measured with
+ * bench/smpi_sweep.sh, plans (-plan methods: the exchange alone), CPU time
+ * not charged (SMPI_CFG=--cfg=smpi/simulate-computation:no), simulated us,
+ * hypercube against hsa: 8 x 1 ranks 6.7/7.0 at 8 B, 7.2/7.1 at 64 B (a tie
+ * from 64 B); 16 x 1 9.1/15.0 at 8 B, 12.1/15.4 at 128 B, 15.3/15.8 at
+ * 256 B; 64 x 1 14.5/63.1 at 8 B, 32.6/64.6 at 128 B, 52.0/66.2 at 256 B,
+ * 90.8/69.5 at 512 B.  On 64 nodes x 8 ranks SA beats it (71.5 against 80.5
+ * at 8 B): each byte crosses the node's shared link log2(64)/2 = 3 times,
+ * so auto keeps SA and L there (bench/figures/hypercube_*.dat). */
+#define AIP_AUTO_HYPERCUBE_MIN_RANKS 16
+#define AIP_AUTO_HYPERCUBE_MAX_BYTES 128
 
 /* 1: wait for transfers in MPI_Waitall instead of polling MPI_Testall and
  * yielding the core (exchange.c).  For simulators: SimGrid's SMPI charges

@@ -22,6 +22,10 @@
  *   out of place  mpi-oop  MPI_Alltoall(sendbuf, ..., recvbuf, ...)
  *                 hsa-oop, sa-oop, l-oop, rd-oop, hypercube-oop
  *                          AIP_Alltoall_oop_opt with that algorithm
+ *   planned       hsa-plan, sa-plan, l-plan, hypercube-plan, auto-plan
+ *                          AIP_Plan_execute of a plan made by AIP_Alltoall_init
+ *                          before the calls (untimed): the exchange without
+ *                          the one-shot call's agreement, as FFTW runs it
  * A method the library refuses (an error code) reads "n/a", with
  * the reason on a '#' line, and the sweep goes on.
  *
@@ -75,7 +79,7 @@
 
 /* ---- Methods ---- */
 
-typedef enum method_kind { MPI_INPLACE, MPI_OOP, AIP_INPLACE, AIP_OOP } method_kind;
+typedef enum method_kind { MPI_INPLACE, MPI_OOP, AIP_INPLACE, AIP_OOP, AIP_PLAN } method_kind;
 
 typedef struct method {
     const char *name;
@@ -102,6 +106,11 @@ static const method all_methods[] = {
     { "mpich-oop", AIP_OOP, AIP_ALGORITHM_MPICH },
     { "hypercube-oop", AIP_OOP, AIP_ALGORITHM_HYPERCUBE },
     { "auto-oop", AIP_OOP, AIP_ALGORITHM_AUTO },
+    { "hsa-plan", AIP_PLAN, AIP_ALGORITHM_HSA },
+    { "sa-plan", AIP_PLAN, AIP_ALGORITHM_SA },
+    { "l-plan", AIP_PLAN, AIP_ALGORITHM_L },
+    { "hypercube-plan", AIP_PLAN, AIP_ALGORITHM_HYPERCUBE },
+    { "auto-plan", AIP_PLAN, AIP_ALGORITHM_AUTO },
 };
 #define N_ALL_METHODS ((int)(sizeof all_methods / sizeof all_methods[0]))
 
@@ -131,7 +140,8 @@ static void print_usage(FILE *out)
           "                           SIZE, 2 SIZE, 4 SIZE, ... from --min\n"
           "  -m, --methods LIST       comma-separated, in column order (default\n"
           "                           " DEFAULT_METHODS ");\n"
-          "                           also lsa, mpich, hypercube, auto and their -oop\n"
+          "                           also lsa, mpich, hypercube, auto and their -oop;\n"
+          "                           hsa, sa, l, hypercube, auto with -plan\n"
           "  -i, --iterations N       timed calls per size below --large (default 1000)\n"
           "  -I, --iterations-large N timed calls per size from --large on (default 100)\n"
           "  -w, --warmup N           untimed calls before them below --large (default 100)\n"
@@ -323,10 +333,22 @@ static void free_buffer(element *buffer, int shared)
 
 /* ---- Running a method ---- */
 
-static int exchange_once(const method *m, const options *opt, element *buf, element *recvbuf,
-                         int count, MPI_Comm comm)
+/* The library's options for an AIP_* method. */
+static AIP_Options options_of(const method *m, const options *opt)
 {
     AIP_Options aip;
+    AIP_Options_init(&aip);
+    aip.algorithm = m->algorithm;
+    aip.aux_bytes = opt->aux_bytes;
+    aip.ranks_per_node = opt->ranks_per_node;
+    return aip;
+}
+
+/* plan: the AIP_PLAN method's plan, made before the calls (NULL otherwise). */
+static int exchange_once(const method *m, const options *opt, element *buf, element *recvbuf,
+                         int count, AIP_Plan plan, MPI_Comm comm)
+{
+    AIP_Options aip = options_of(m, opt);
 
     switch (m->kind) {
     case MPI_INPLACE: /* the send arguments are ignored; pass valid ones anyway */
@@ -334,15 +356,13 @@ static int exchange_once(const method *m, const options *opt, element *buf, elem
                             comm);
     case MPI_OOP:
         return MPI_Alltoall(buf, count, ELEMENT_MPI_TYPE, recvbuf, count, ELEMENT_MPI_TYPE, comm);
-    default:
+    case AIP_PLAN:
+        return AIP_Plan_execute(plan, buf);
+    case AIP_INPLACE:
+        return AIP_Alltoall_opt(buf, count, ELEMENT_MPI_TYPE, comm, &aip);
+    case AIP_OOP:
         break;
     }
-    AIP_Options_init(&aip);
-    aip.algorithm = m->algorithm;
-    aip.aux_bytes = opt->aux_bytes;
-    aip.ranks_per_node = opt->ranks_per_node;
-    if (m->kind == AIP_INPLACE)
-        return AIP_Alltoall_opt(buf, count, ELEMENT_MPI_TYPE, comm, &aip);
     return AIP_Alltoall_oop_opt(buf, recvbuf, count, ELEMENT_MPI_TYPE, comm, &aip);
 }
 
@@ -358,14 +378,14 @@ enum { RESULT_OK, RESULT_FAILED, RESULT_SKIPPED };
 
 /* Calls until one fails; the library's ranks agree on errors, so all stop at the same call. */
 static int run_calls(const method *m, const options *opt, const buffers *b, int count,
-                     int calls, double *elapsed, MPI_Comm comm)
+                     AIP_Plan plan, int calls, double *elapsed, MPI_Comm comm)
 {
     for (int i = 0; i < calls; i++) {
         int err = MPI_Barrier(comm);
         if (err != MPI_SUCCESS)
             return err;
         double start = MPI_Wtime();
-        err = exchange_once(m, opt, b->buf, b->recvbuf, count, comm);
+        err = exchange_once(m, opt, b->buf, b->recvbuf, count, plan, comm);
         if (elapsed)
             *elapsed += MPI_Wtime() - start;
         if (err != MPI_SUCCESS)
@@ -395,7 +415,9 @@ static result benchmark_method(const method *m, const options *opt, const buffer
     result r = { RESULT_OK, 0, 0, 0, -1, "" };
     const char *what = m->kind == MPI_INPLACE || m->kind == MPI_OOP ? "MPI_Alltoall"
                        : m->kind == AIP_INPLACE                     ? "AIP_Alltoall_opt"
+                       : m->kind == AIP_PLAN                        ? "AIP_Alltoall_init"
                                                                     : "AIP_Alltoall_oop_opt";
+    AIP_Plan plan = NULL;
 
     check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
     check_mpi(MPI_Comm_size(comm, &nprocs), "MPI_Comm_size");
@@ -404,15 +426,23 @@ static result benchmark_method(const method *m, const options *opt, const buffer
 
     /* An in-place alltoall is its own inverse, so a refill before the last
      * call (untimed, between two barriers) gives it a known input. */
-    int err = run_calls(m, opt, b, count, warmup, NULL, comm);
+    int err = MPI_SUCCESS;
+    if (m->kind == AIP_PLAN) { /* made once, outside the timing, as FFTW's transposes do */
+        AIP_Options aip = options_of(m, opt);
+        err = AIP_Alltoall_init(count, ELEMENT_MPI_TYPE, comm, &aip, &plan);
+        what = "AIP_Plan_execute";
+    }
     if (err == MPI_SUCCESS)
-        err = run_calls(m, opt, b, count, iterations - check, &elapsed, comm);
+        err = run_calls(m, opt, b, count, plan, warmup, NULL, comm);
+    if (err == MPI_SUCCESS)
+        err = run_calls(m, opt, b, count, plan, iterations - check, &elapsed, comm);
     if (err == MPI_SUCCESS && check) {
         fill_send_blocks(b->buf, rank, nprocs, (size_t)count);
         if (b->recvbuf)
             poison_elements(b->recvbuf, (size_t)count * (size_t)nprocs);
-        err = run_calls(m, opt, b, count, 1, &elapsed, comm);
+        err = run_calls(m, opt, b, count, plan, 1, &elapsed, comm);
     }
+    AIP_Plan_free(&plan);
 
     int failed = err != MPI_SUCCESS;
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm),

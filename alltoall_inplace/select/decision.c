@@ -15,6 +15,13 @@
  * space fits, SA up to AIP_AUTO_SA_MAX_BYTES (2 KiB), hsa above (the
  * thresholds and their measurements are in tunables.h).
  *
+ * AIP_Alltoall on one rank per node (hybrid MPI + threads codes, and the
+ * paper's Red Storm) runs the hypercube for blocks up to
+ * AIP_AUTO_HYPERCUBE_MAX_BYTES (128 B) on AIP_AUTO_HYPERCUBE_MIN_RANKS (16)
+ * ranks or more: log2 p messages instead of p - 1.  Where several ranks
+ * share a node, SA (or L) sends fewer messages over the node's link than
+ * the hypercube's log2(n)/2-fold volume costs (measurements in tunables.h).
+ *
  * A general call (separate receive blocks) runs the general algorithm,
  * whatever is asked: no other takes its layouts.
  */
@@ -61,9 +68,7 @@ static int auto_may_choose(const aip_call *call, AIP_Algorithm algorithm)
 
 int aip_may_run_node_aware(const aip_call *call, AIP_Algorithm asked)
 {
-    if (asked == AIP_ALGORITHM_AUTO) /* where the hypercube wins, the nodes do not matter */
-        return node_aware_capable(call) && !auto_may_choose(call, AIP_ALGORITHM_HYPERCUBE);
-    return node_aware_capable(call) && node_aware(asked);
+    return node_aware_capable(call) && (asked == AIP_ALGORITHM_AUTO || node_aware(asked));
 }
 
 void aip_needs_of(const aip_call *call, AIP_Algorithm asked, size_t budget, aip_needs *needs)
@@ -98,6 +103,9 @@ static AIP_Algorithm decide_on_nodes(const aip_call *call, AIP_Algorithm asked,
 {
     size_t block_bytes = (size_t)call->block_bytes;
 
+    if (asked == AIP_ALGORITHM_AUTO && shape->per_node == 1 &&
+        auto_may_choose(call, AIP_ALGORITHM_HYPERCUBE))
+        return AIP_ALGORITHM_HYPERCUBE;
     if (!aip_shape_two_level(shape)) {
         if (asked != AIP_ALGORITHM_AUTO)
             *why = shape->smallest != shape->per_node
@@ -122,8 +130,6 @@ AIP_Algorithm aip_decide(const aip_call *call, AIP_Algorithm asked, const aip_sh
                          long long min_aux_bytes, const char **why)
 {
     *why = NULL;
-    if (asked == AIP_ALGORITHM_AUTO && auto_may_choose(call, AIP_ALGORITHM_HYPERCUBE))
-        return AIP_ALGORITHM_HYPERCUBE;
     if (asked == AIP_ALGORITHM_HYPERCUBE && !hypercube_capable(call)) {
         *why = "only AIP_Alltoall with blocks of contiguous bytes runs the hypercube";
         return AIP_ALGORITHM_HSA;
