@@ -22,19 +22,7 @@
 #include <string.h>
 
 #include "schedule/hypercube.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            if (failures++ < 20) {                                              \
-                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);            \
-                fprintf(stderr, __VA_ARGS__);                                   \
-                fputc('\n', stderr);                                            \
-            }                                                                   \
-        }                                                                       \
-    } while (0)
+#include "check.h"
 
 /* Scratch for max_p ranks: buffers, outboxes, positions and stages. */
 typedef struct simulation {
@@ -178,8 +166,8 @@ int main(int argc, char **argv)
     free(sim.positions);
     free(sim.seen);
     free(sim.stages);
-    if (failures) {
-        printf("hypercube_sim_test: %d failures\n", failures);
+    if (check_failures) {
+        printf("hypercube_sim_test: %d failures\n", check_failures);
         return 1;
     }
     printf("hypercube_sim_test: p=1..%d, every block home\n", max_p);

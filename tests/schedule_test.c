@@ -14,19 +14,7 @@
 #include <string.h>
 
 #include "schedule/schedule.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            if (failures++ < 20) {                                              \
-                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);            \
-                fprintf(stderr, __VA_ARGS__);                                   \
-                fputc('\n', stderr);                                            \
-            }                                                                   \
-        }                                                                       \
-    } while (0)
+#include "check.h"
 
 /* ---- The paper's pseudo-code, literally: rank's partners in order. ---- */
 
@@ -193,8 +181,8 @@ int main(int argc, char **argv)
     free(row);
     free(order);
     free(expect);
-    if (failures) {
-        printf("schedule_test: %d failures\n", failures);
+    if (check_failures) {
+        printf("schedule_test: %d failures\n", check_failures);
         return 1;
     }
     printf("schedule_test: all properties hold\n");
