@@ -16,8 +16,9 @@
 
 #define AIP_ENV_TUNABLES(X)                                                             \
     X(algorithm, "AIP_ALGORITHM", "auto",                                               \
-      "exchange algorithm, a row of select/algorithms.c (node-aware ones run for "      \
-      "AIP_Alltoall only, hsa elsewhere; AIP_Alltoallv_general always runs general)")   \
+      "exchange algorithm, a row of select/algorithms.c (node-aware ones and the "      \
+      "hypercube run for AIP_Alltoall only, hsa elsewhere; AIP_Alltoallv_general "      \
+      "always runs general)")                                                           \
     X(aux_bytes, "AIP_AUX_BYTES", "1M",                                                 \
       "extra memory per process and call, in bytes (suffix K, M or G for KiB, MiB, "    \
       "GiB); 0 = the smallest workable buffer")                                         \
