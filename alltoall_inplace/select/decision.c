@@ -19,8 +19,9 @@
  * paper's Red Storm) runs the hypercube for blocks up to
  * AIP_AUTO_HYPERCUBE_MAX_BYTES (128 B) on AIP_AUTO_HYPERCUBE_MIN_RANKS (16)
  * ranks or more: log2 p messages instead of p - 1.  Where several ranks
- * share a node, SA (or L) sends fewer messages over the node's link than
- * the hypercube's log2(n)/2-fold volume costs (measurements in tunables.h).
+ * share a node, SA (or L) moves each byte over the node's link once, the
+ * hypercube log2(n)/2 times, which costs more than the start-ups it saves
+ * (measurements in tunables.h).
  *
  * A general call (separate receive blocks) runs the general algorithm,
  * whatever is asked: no other takes its layouts.
@@ -41,6 +42,11 @@ static int node_aware(AIP_Algorithm algorithm)
 {
     const aip_algorithm_row *row = aip_algorithm_row_of(algorithm);
     return row && row->kind == AIP_KIND_NODE_AWARE;
+}
+
+int aip_may_run_node_aware(const aip_call *call, AIP_Algorithm asked)
+{
+    return node_aware_capable(call) && (asked == AIP_ALGORITHM_AUTO || node_aware(asked));
 }
 
 /* Whether the call may be routed through the hypercube's stages: AIP_Alltoall's
@@ -64,11 +70,6 @@ static int auto_may_choose(const aip_call *call, AIP_Algorithm algorithm)
         return node_aware_capable(call) && call->block_bytes <= AIP_AUTO_L_MAX_BYTES;
     default: return 0;
     }
-}
-
-int aip_may_run_node_aware(const aip_call *call, AIP_Algorithm asked)
-{
-    return node_aware_capable(call) && (asked == AIP_ALGORITHM_AUTO || node_aware(asked));
 }
 
 void aip_needs_of(const aip_call *call, AIP_Algorithm asked, size_t budget, aip_needs *needs)
