@@ -30,8 +30,8 @@
  *     runs of 2^30 updates a rank that is negligible; in this program's
  *     short runs of a few batches rank 0 then receives 2-9 Q datums a batch
  *     (P = 64, 2^10 words a rank) and the synchronous algorithms wait for
- *     it.  An offset such as 25214903917 (0x5DEECE66D) makes every share dense from the
- *     start: the window of a long run);
+ *     it.  An offset such as 25214903917 (0x5DEECE66D) makes every share
+ *     dense from the start: the window of a long run);
  *   - look-ahead: a rank generates at most Q updates (--lookahead, 1024 by
  *     the rules) before they must be applied.  Q > 1024 is allowed for the
  *     paper's Table 4 sweep and is printed as "outside the rules";
@@ -120,9 +120,10 @@
  * pre-posted receive buffers; a longer send-list goes out as several
  * messages of C words and one shorter one (possibly empty), and a receiver
  * that gets exactly C words receives again from the same source and tag.
- * No counts are exchanged, so a stage costs one message latency.  Memory: log2 P receive buffers of C words, two send-lists and
- * two keep-lists of about Q words each, which grow (by doubling) only if the
- * random data needs more; the largest final list Q' is reported (maxQ').
+ * No counts are exchanged, so a stage costs one message latency.  Memory:
+ * log2 P receive buffers of C words, two send-lists and two keep-lists of
+ * about Q words each, which grow (by doubling) only if the random data needs
+ * more; the largest final list Q' is reported (maxQ').
  *
  * Trade-offs.  The reference algorithm sends up to P - 1 small messages per
  * batch and no datum twice; the hypercube sends log2 P messages of about
@@ -714,7 +715,9 @@ static void split(const router *r, int d, const uint64_t *src, size_t n, list *o
 static void run_routed(gups *g, int bruck)
 {
     const int D = g->stages, C = g->capacity;
-    router r = { .g = g, .bruck = bruck, .shift = g->log2_table - (g->log2_procs > 0 ? g->log2_procs : 0) };
+    router r = { .g = g,
+                 .bruck = bruck,
+                 .shift = g->log2_table - (g->log2_procs > 0 ? g->log2_procs : 0) };
     list current = { 0 }, keep = { 0 }, next_keep = { 0 }, out[2] = { { 0 } };
     requests sends[2] = { { 0 } };
     uint64_t *receive = allocate_or_abort((size_t)(D ? D : 1) * (size_t)C * sizeof(uint64_t),
@@ -908,7 +911,9 @@ static int run(const void *options_, MPI_Comm comm)
                g.nprocs, g.log2_table, g.table_size, g.table_size * 8.0 / 1048576,
                g.base, g.base + (g.remainder ? 1 : 0), updates, g.lookahead,
                opt->lookahead > RULES_LOOKAHEAD ? " (outside the rules: Q > 1024)" : "",
-               opt->verify == VERIFY_ALLTOALLV ? "alltoallv" : opt->verify == VERIFY_SAME ? "same" : "none",
+               opt->verify == VERIFY_ALLTOALLV ? "alltoallv"
+               : opt->verify == VERIFY_SAME    ? "same"
+                                               : "none",
                opt->reps);
         printf("# MPI: %s\n", version);
         if (opt->stream_offset)
@@ -963,7 +968,8 @@ static int run(const void *options_, MPI_Comm comm)
             failed = 1;
         if (g.me != 0)
             continue;
-        double gups_rate = best > 0 ? updates / best / 1e9 : 0, fraction = (double)all_errors / updates;
+        double gups_rate = best > 0 ? updates / best / 1e9 : 0;
+        double fraction = (double)all_errors / updates;
         char errtext[64], listtext[32];
         if (opt->verify == VERIFY_NONE)
             snprintf(errtext, sizeof errtext, "n/a");

@@ -28,9 +28,9 @@
  *   permutation.  The paper's keep-list/send-list split is the split of
  *   positions by bit k; its "append" is the replacement in place.
  *
- * Other p: Bruck, Ho, Kipnis, Upfal & Weathersby's index algorithm (IEEE
- * TPDS 8(11), 1997; the paper's reference [2], which it suggests for this
- * case), with positions rotated so that no initial rotation is needed.  Let
+ * Other p: the index algorithm of Bruck, Ho, Kipnis & Weathersby (SPAA
+ * 1994, the paper's reference [2], which it suggests for this case), with
+ * positions rotated so that no initial rotation is needed.  Let
  * j = (t - s) mod p be a block's distance; stage k sends every block whose
  * distance has bit k set to x + 2^k and receives from x - 2^k (mod p).
  *   Invariant before stage k: block (s, t) is on rank s + (j mod 2^k), at
