@@ -348,7 +348,7 @@ static AIP_Options options_of(const method *m, const options *opt)
 static int exchange_once(const method *m, const options *opt, element *buf, element *recvbuf,
                          int count, AIP_Plan plan, MPI_Comm comm)
 {
-    AIP_Options aip = options_of(m, opt);
+    AIP_Options aip;
 
     switch (m->kind) {
     case MPI_INPLACE: /* the send arguments are ignored; pass valid ones anyway */
@@ -359,10 +359,12 @@ static int exchange_once(const method *m, const options *opt, element *buf, elem
     case AIP_PLAN:
         return AIP_Plan_execute(plan, buf);
     case AIP_INPLACE:
+        aip = options_of(m, opt);
         return AIP_Alltoall_opt(buf, count, ELEMENT_MPI_TYPE, comm, &aip);
     case AIP_OOP:
         break;
     }
+    aip = options_of(m, opt);
     return AIP_Alltoall_oop_opt(buf, recvbuf, count, ELEMENT_MPI_TYPE, comm, &aip);
 }
 

@@ -41,8 +41,7 @@ static void schedule_needs(const aip_call *call, size_t budget, aip_needs *needs
     needs->ring = needs->schedule = 1;
 }
 
-/* sa, rd and hypercube: exchanges of lists of blocks (hypercube's stages hold
- * p/2 blocks, less than the p - 1 of the hsa it falls back to). */
+/* sa and rd: schedules over lists of blocks. */
 static void segments_needs(const aip_call *call, size_t budget, aip_needs *needs)
 {
     schedule_needs(call, budget, needs);
@@ -55,6 +54,21 @@ static void leader_needs(const aip_call *call, size_t budget, aip_needs *needs)
     segments_needs(call, budget, needs);
     size_t leader = 2 * aip_leader_bytes(call->size, call->size, (size_t)call->block_bytes);
     needs->aux_bytes = max_size(needs->aux_bytes, min_size(budget, leader));
+}
+
+/* The hypercube: aux for one stage, p/2 blocks, within the budget; where the
+ * blocks are not AIP_Alltoall's (block_bytes < 0) it runs hsa.  (Should the
+ * agreement find another rank's blocks not contiguous, hsa runs in this
+ * smaller aux: correct, with fewer chunks in flight.) */
+static void hypercube_needs(const aip_call *call, size_t budget, aip_needs *needs)
+{
+    if (call->block_bytes < 0) {
+        schedule_needs(call, budget, needs);
+        return;
+    }
+    size_t stage = (size_t)(call->size / 2) * (size_t)call->block_bytes;
+    needs->aux_bytes = max_size(needs->aux_bytes, min_size(budget, stage));
+    needs->ring = needs->schedule = needs->segments = 1;
 }
 
 /* The general algorithm: aux for what this rank receives, within the budget. */
@@ -92,7 +106,7 @@ static const aip_algorithm_row table[] = {
       leader_needs },
     { AIP_ALGORITHM_HYPERCUBE, "hypercube", AIP_KIND_ROUTED,
       "ceil(log2 p) stages of p/2 blocks, for small blocks", NULL, aip_run_hypercube,
-      segments_needs },
+      hypercube_needs },
     { AIP_ALGORITHM_GENERAL, "general", AIP_KIND_GENERAL,
       "the irregular in-place exchange, in phases of requests", NULL, aip_run_general,
       general_needs },
