@@ -95,6 +95,15 @@ typedef enum AIP_Requests {
     AIP_REQUESTS_ALLTOALL = 2  /* one MPI_Alltoall of all requests (the paper's) */
 } AIP_Requests;
 
+/* The trees of AIP_Bcast_rma (Abuelsoud & Paznikov), among nodes. */
+typedef enum AIP_Bcast_algorithm {
+    AIP_BCAST_DEFAULT  = 0, /* $AIP_BCAST_ALGORITHM if set, else auto */
+    AIP_BCAST_AUTO     = 1, /* the library chooses (tunables.h) */
+    AIP_BCAST_LINEAR   = 2, /* the root puts to every node */
+    AIP_BCAST_BINOMIAL = 3, /* in round k, every node holding the data puts to node + 2^k */
+    AIP_BCAST_BINARY   = 4  /* node r puts to nodes 2r + 1 and 2r + 2 */
+} AIP_Bcast_algorithm;
+
 /*
  * Per-call options.  Initialise with AIP_OPTIONS_INIT (or AIP_Options_init)
  * and change only what you need; fields left at their DEFAULT value (or 0)
@@ -124,11 +133,12 @@ typedef struct AIP_Options {
     int aux_buffers;
     AIP_Requests requests;
     int ranks_per_node;
+    AIP_Bcast_algorithm bcast_algorithm;
 } AIP_Options;
 
 #define AIP_OPTIONS_INIT                                                                      \
     { AIP_ALGORITHM_DEFAULT, AIP_AUX_BYTES_DEFAULT, AIP_AUX_STRATEGY_DEFAULT,                 \
-      0, AIP_REQUESTS_DEFAULT, 0 }
+      0, AIP_REQUESTS_DEFAULT, 0, AIP_BCAST_DEFAULT }
 
 void AIP_Options_init(AIP_Options *options);
 
@@ -240,6 +250,25 @@ int AIP_Plan_free(AIP_Plan *plan);
 AIP_Algorithm AIP_Plan_algorithm(AIP_Plan plan);
 /* The memory the plan holds on this process: aux buffer and index arrays. */
 size_t AIP_Plan_bytes(AIP_Plan plan);
+
+/*
+ * One-sided broadcast (Abuelsoud & Paznikov, "Improving the MPI remote
+ * memory access model by a one-sided broadcast"): MPI_Bcast's result, the
+ * data travelling by MPI_Put into the node leaders' window memory along a
+ * tree of nodes, and read within a node from that one copy, which lives in
+ * a shared-memory window.  The windows are made on the first call on `comm`
+ * (collective, cached, freed with the communicator); their size is the aux
+ * budget of that call, whatever the message size: larger messages are
+ * pipelined through them in chunks.  Any datatype MPI_Bcast takes; errors
+ * (root, count, datatype, mismatched sizes, options) are agreed on, so every
+ * rank returns the same class.
+ */
+int AIP_Bcast_rma(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int AIP_Bcast_rma_opt(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                      const AIP_Options *options);
+/* "auto", "linear", "binomial", "binary"; NULL / MPI_ERR_ARG for unknown values. */
+const char *AIP_Bcast_algorithm_name(AIP_Bcast_algorithm algorithm);
+int AIP_Bcast_algorithm_from_name(const char *name, AIP_Bcast_algorithm *algorithm);
 
 /* Names as the environment variables take them: "static", "pool"; "p2p",
  * "alltoall".  NULL / MPI_ERR_ARG for unknown values. */

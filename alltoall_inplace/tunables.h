@@ -33,6 +33,8 @@
     X(ranks_per_node, "AIP_RANKS_PER_NODE", "0",                                        \
       "nodes of the node-aware algorithms: k groups consecutive ranks into nodes of k; "  \
       "0 = the nodes MPI_COMM_TYPE_SHARED finds")                                      \
+    X(bcast_algorithm, "AIP_BCAST_ALGORITHM", "auto",                                   \
+      "AIP_Bcast_rma's tree among nodes: auto | linear | binomial | binary")            \
     X(debug, "AIP_DEBUG", "0",                                                          \
       "1: rank 0 prints each call's algorithm, budget and chunk size to stderr")        \
     X(fault_alloc, AIP_FAULT_ALLOC_ENV, "",                                             \
@@ -88,6 +90,22 @@
  * so auto keeps SA and L there (bench/figures/hypercube_*.dat). */
 #define AIP_AUTO_HYPERCUBE_MIN_RANKS 16
 #define AIP_AUTO_HYPERCUBE_MAX_BYTES 128
+
+/* AIP_Bcast_rma cuts its window (the aux budget) into this many slots of
+ * one chunk each: a leader receives chunk k + 1 into one while it forwards
+ * chunk k from another and its node's ranks still read chunk k - 1 from the
+ * third (bcast/bcast_rma.c). */
+#define AIP_BCAST_SLOTS 3
+
+/* AIP_Bcast_rma's largest chunk: smaller chunks let a deep tree start
+ * forwarding sooner, larger ones pay fewer synchronisations per byte.
+ * Measured (bench/bcast_sweep, testbed and here, see README): TODO */
+#define AIP_BCAST_CHUNK_BYTES_MAX (128LL << 10)
+
+/* What AIP_BCAST_ALGORITHM=auto runs (bcast/bcast_rma.c): the linear tree
+ * on up to AIP_BCAST_AUTO_LINEAR_MAX_NODES nodes, the binomial tree for
+ * messages of one chunk, the binary tree for longer ones.  TODO measured */
+#define AIP_BCAST_AUTO_LINEAR_MAX_NODES 2
 
 /* 1: wait for transfers in MPI_Waitall instead of polling MPI_Testall and
  * yielding the core (exchange.c).  For simulators: SimGrid's SMPI charges

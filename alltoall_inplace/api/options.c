@@ -27,6 +27,8 @@ AIP_ENV_TUNABLES(TUNABLE_VALUE)
 
 static const char *const aux_strategy_names[] = { "default", "static", "pool" };
 static const char *const requests_names[] = { "default", "p2p", "alltoall" };
+static const char *const bcast_algorithm_names[] = { "default", "auto", "linear", "binomial",
+                                                     "binary" };
 #define N_NAMES(names) ((int)(sizeof names / sizeof names[0]))
 
 static int index_of(const char *name, const char *const names[], int n)
@@ -66,6 +68,22 @@ int AIP_Requests_from_name(const char *name, AIP_Requests *requests)
     if (i < 0)
         return MPI_ERR_ARG;
     *requests = (AIP_Requests)i;
+    return MPI_SUCCESS;
+}
+
+const char *AIP_Bcast_algorithm_name(AIP_Bcast_algorithm algorithm)
+{
+    return (int)algorithm >= 0 && (int)algorithm < N_NAMES(bcast_algorithm_names)
+               ? bcast_algorithm_names[algorithm]
+               : NULL;
+}
+
+int AIP_Bcast_algorithm_from_name(const char *name, AIP_Bcast_algorithm *algorithm)
+{
+    int i = index_of(name, bcast_algorithm_names, N_NAMES(bcast_algorithm_names));
+    if (i < 0)
+        return MPI_ERR_ARG;
+    *algorithm = (AIP_Bcast_algorithm)i;
     return MPI_SUCCESS;
 }
 
@@ -160,6 +178,19 @@ int aip_options_resolve(const AIP_Options *options, AIP_Options *resolved, char 
     } else if (!AIP_Requests_name(resolved->requests)) {
         snprintf(why, why_size, "options->requests = %d is not an AIP_Requests",
                  (int)resolved->requests);
+        return MPI_ERR_ARG;
+    }
+
+    if (resolved->bcast_algorithm == AIP_BCAST_DEFAULT) {
+        const char *name = tunable_bcast_algorithm();
+        if (AIP_Bcast_algorithm_from_name(name, &resolved->bcast_algorithm) != MPI_SUCCESS ||
+            resolved->bcast_algorithm == AIP_BCAST_DEFAULT) {
+            snprintf(why, why_size, "\"%s\" is not valid; %s", name, help_bcast_algorithm);
+            return MPI_ERR_ARG;
+        }
+    } else if (!AIP_Bcast_algorithm_name(resolved->bcast_algorithm)) {
+        snprintf(why, why_size, "options->bcast_algorithm = %d is not an AIP_Bcast_algorithm",
+                 (int)resolved->bcast_algorithm);
         return MPI_ERR_ARG;
     }
     return MPI_SUCCESS;

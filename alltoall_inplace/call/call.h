@@ -65,6 +65,7 @@ typedef struct aip_choices {
     int algorithm; /* an AIP_Algorithm, after the front end's normalisation */
     int ranks_per_node;
     int requests; /* an AIP_Requests */
+    int root;     /* AIP_Bcast_rma's root; 0 for the exchanges */
 } aip_choices;
 
 /* call.c: describing a call.  general: the call has separate receive blocks

@@ -17,11 +17,13 @@
  *     with one odd key per ordered pair: the same argument;
  *   - the options all must choose alike (aip_choices: the algorithm, since
  *     ranks must run the same schedule, the grouping into nodes and the
- *     general algorithm's requests), each field by its minimum and maximum,
+ *     general algorithm's requests, a broadcast's root), each field by its
+ *     minimum and maximum,
  *     and the smallest aux budget (partners must cut blocks into the same
  *     chunks);
  *   - whether every rank's blocks are contiguous (AIP_Alltoall's, with a
- *     datatype whose extent is its size): the node-aware algorithms need
+ *     datatype whose extent is its size; a broadcast's, a stream it can cut
+ *     into chunks, bcast_stream.c): the node-aware algorithms need
  *     that on all ranks, and ranks may describe the same bytes with
  *     datatypes of other extents, so one rank's view cannot decide.
  * Only when the checksum says "mismatch" does an MPI_Alltoall of the sizes
@@ -34,6 +36,7 @@
 #include <stdlib.h>
 
 #include "call/call.h"
+#include "exchange/exchange.h"
 
 /* ---- Blocks of one rank must not overlap (MPI: erroneous; here: corruption). ---- */
 
@@ -80,7 +83,7 @@ void aip_check_overlap(aip_call *call, const aip_block *blocks, const char *kind
 /* ---- The collective check. ---- */
 
 /* Error classes in the order of precedence when ranks found different ones. */
-static const int error_classes[] = { MPI_ERR_ARG,    MPI_ERR_COUNT, MPI_ERR_TYPE,
+static const int error_classes[] = { MPI_ERR_ARG,    MPI_ERR_ROOT,   MPI_ERR_COUNT, MPI_ERR_TYPE,
                                      MPI_ERR_BUFFER, MPI_ERR_NO_MEM, MPI_ERR_OTHER };
 #define N_CLASSES ((int)(sizeof error_classes / sizeof error_classes[0]))
 
@@ -88,11 +91,15 @@ static const int error_classes[] = { MPI_ERR_ARG,    MPI_ERR_COUNT, MPI_ERR_TYPE
 static const struct {
     size_t offset;
     const char *name;
+    int error_class;
 } choice_fields[] = {
-    { offsetof(aip_choices, algorithm), "algorithms (AIP_ALGORITHM or options->algorithm)" },
+    { offsetof(aip_choices, algorithm),
+      "algorithms (AIP_ALGORITHM, AIP_BCAST_ALGORITHM or the options)", MPI_ERR_ARG },
     { offsetof(aip_choices, ranks_per_node),
-      "nodes (AIP_RANKS_PER_NODE or options->ranks_per_node)" },
-    { offsetof(aip_choices, requests), "request exchanges (AIP_REQUESTS or options->requests)" },
+      "nodes (AIP_RANKS_PER_NODE or options->ranks_per_node)", MPI_ERR_ARG },
+    { offsetof(aip_choices, requests), "request exchanges (AIP_REQUESTS or options->requests)",
+      MPI_ERR_ARG },
+    { offsetof(aip_choices, root), "roots", MPI_ERR_ROOT },
 };
 #define N_CHOICES ((int)(sizeof choice_fields / sizeof choice_fields[0]))
 
@@ -142,6 +149,24 @@ static void create_check_op(void)
         aip_at_finalize(free_check_op);
 }
 
+/* The reduction, waited for politely like the exchanges (exchange.c): where
+ * ranks outnumber cores, MPICH's busy wait in MPI_Allreduce takes 34 ms on 9
+ * ranks of 2 cores, the polled MPI_Iallreduce a fraction of a millisecond. */
+static int agree(uint64_t *words, MPI_Comm private_comm)
+{
+    MPI_Request request;
+    MPI_Status status;
+    int error = MPI_SUCCESS, err;
+
+    if (AIP_BLOCKING_WAIT)
+        return MPI_Allreduce(MPI_IN_PLACE, words, N_WORDS, MPI_UINT64_T, check_op, private_comm);
+    if ((err = MPI_Iallreduce(MPI_IN_PLACE, words, N_WORDS, MPI_UINT64_T, check_op, private_comm,
+                              &request)) != MPI_SUCCESS)
+        return err;
+    err = aip_complete(1, &request, &status, 1, &error);
+    return err != MPI_SUCCESS ? err : error;
+}
+
 static uint64_t pair_key(uint64_t lo, uint64_t hi)
 {
     uint64_t z = (lo << 32 | hi) + 0x9e3779b97f4a7c15ULL; /* splitmix64 finaliser */
@@ -189,8 +214,7 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, const aip_choice
     pthread_once(&check_op_once, create_check_op);
     if (check_op == MPI_OP_NULL)
         return MPI_ERR_INTERN;
-    err = MPI_Allreduce(MPI_IN_PLACE, words, N_WORDS, MPI_UINT64_T, check_op, private_comm);
-    if (err != MPI_SUCCESS)
+    if ((err = agree(words, private_comm)) != MPI_SUCCESS)
         return err;
 
     agreement->error = MPI_SUCCESS;
@@ -198,23 +222,24 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, const aip_choice
     for (int c = 0; c < N_CLASSES && agreement->error == MPI_SUCCESS; c++)
         if (words[SUM_ERRORS + c])
             agreement->error = error_classes[c];
-    if (agreement->error == MPI_SUCCESS && words[SUM_CHECKSUM] != 0) {
-        agreement->error = MPI_ERR_TYPE;
-        agreement->mismatch = 1;
-    }
     agreement->min_aux_bytes = (long long)words[MIN_AUX_BYTES];
     agreement->contiguous = words[MIN_CONTIGUOUS] == 1;
+    /* Choices before sizes: ranks that disagree on the root also disagree on sizes. */
     for (int k = 0; k < N_CHOICES; k++) {
         *choice_field(&agreement->choices, k) =
             (int)((long long)words[MIN_CHOICES + k] - INT_MAX);
         if (agreement->error == MPI_SUCCESS &&
             words[MIN_CHOICES + k] != UINT64_MAX - words[MIN_NEGATED_CHOICES + k]) {
-            agreement->error = MPI_ERR_ARG;
+            agreement->error = choice_fields[k].error_class;
             if (call->rank == 0)
-                aip_call_error(call, MPI_ERR_ARG,
-                               "the ranks asked for different %s; all must choose the same",
+                aip_call_error(call, choice_fields[k].error_class,
+                               "the ranks gave different %s; all must give the same",
                                choice_fields[k].name);
         }
+    }
+    if (agreement->error == MPI_SUCCESS && words[SUM_CHECKSUM] != 0) {
+        agreement->error = MPI_ERR_TYPE;
+        agreement->mismatch = 1;
     }
     return MPI_SUCCESS;
 }

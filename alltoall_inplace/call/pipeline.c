@@ -151,7 +151,7 @@ int aip_plan_create(aip_call *call, const AIP_Options *options, aip_plan **creat
         aip_plan stand_in = empty;
         stand_in.call = *call;
         aip_call_error(&stand_in.call, MPI_ERR_NO_MEM, "cannot allocate a plan");
-        aip_choices none = { AIP_ALGORITHM_AUTO, 0, AIP_REQUESTS_P2P };
+        aip_choices none = { AIP_ALGORITHM_AUTO, 0, AIP_REQUESTS_P2P, 0 };
         err = agree_and_choose(&stand_in, &none, 0);
         aip_call_free(&stand_in.call);
         return err;

@@ -1,0 +1,216 @@
+/*
+ * bcast_windows.c - the windows AIP_Bcast_rma puts into, made once per
+ * communicator.
+ *
+ * Making a window is collective and costs several synchronisations (and,
+ * across nodes, registering memory), so the windows are made by the first
+ * broadcast on a communicator and cached as an attribute of it, freed with
+ * it; a call with another budget or grouping replaces them.  Their size is
+ * fixed by the budget (AIP_BCAST_SLOTS slots of one chunk), not by the
+ * messages: that is what bounds the broadcast's memory.
+ *
+ * Each node's segment is allocated once, at its leader, in a shared-memory
+ * window of the node (MPI_Win_allocate_shared), so that the node's ranks
+ * read the data from that one copy.  The same memory is exposed to the
+ * other nodes through a second window over the whole communicator
+ * (MPI_Win_create), into which the leaders of other nodes put; the other
+ * ranks expose nothing there.  The shared window stays in a passive-target
+ * epoch (MPI_Win_lock_all) for its whole life, as MPI_Win_sync requires.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "bcast/bcast.h"
+
+static int windows_keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
+
+size_t aip_bcast_slot_bytes(long long budget)
+{
+    long long slot = budget / AIP_BCAST_SLOTS;
+    if (slot > AIP_BCAST_CHUNK_BYTES_MAX)
+        slot = AIP_BCAST_CHUNK_BYTES_MAX;
+    slot -= slot % 64; /* cache lines: a slot never shares one with the next */
+    return slot < 64 ? 64 : (size_t)slot;
+}
+
+static void windows_free(aip_bcast_windows *windows)
+{
+    if (!windows)
+        return;
+    if (windows->tree_win != MPI_WIN_NULL)
+        MPI_Win_free(&windows->tree_win);
+    if (windows->shared_win != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(windows->shared_win);
+        MPI_Win_free(&windows->shared_win);
+    }
+    if (windows->group != MPI_GROUP_NULL)
+        MPI_Group_free(&windows->group);
+    if (windows->node_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&windows->node_comm);
+    free(windows->ints);
+    free(windows);
+}
+
+static int delete_windows(MPI_Comm comm, int keyval, void *attribute, void *extra_state)
+{
+    (void)comm;
+    (void)keyval;
+    (void)extra_state;
+    windows_free(attribute);
+    return MPI_SUCCESS;
+}
+
+static void free_keyval(void)
+{
+    MPI_Comm_free_keyval(&windows_keyval);
+}
+
+static void create_keyval(void)
+{
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_windows, &windows_keyval, NULL) ==
+        MPI_SUCCESS)
+        aip_at_finalize(free_keyval);
+}
+
+/* The nodes: node_comm, and node_of / leader_of numbered by lowest rank. */
+static int find_nodes(aip_bcast_windows *w, MPI_Comm private_comm, int ranks_per_node)
+{
+    int rank, p, lowest, err;
+    MPI_Comm shared;
+
+    MPI_Comm_rank(private_comm, &rank);
+    MPI_Comm_size(private_comm, &p);
+    int *node_of = w->ints, *leader_of = w->ints + p;
+    if ((err = MPI_Comm_split_type(private_comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
+                                   &shared)) != MPI_SUCCESS)
+        return err;
+    if (ranks_per_node > 0) { /* groups of k consecutive ranks within the shared domain */
+        int shared_rank;
+        MPI_Comm_rank(shared, &shared_rank);
+        err = MPI_Comm_split(shared, shared_rank / ranks_per_node, shared_rank, &w->node_comm);
+        MPI_Comm_free(&shared);
+        if (err != MPI_SUCCESS)
+            return err;
+    } else {
+        w->node_comm = shared;
+    }
+    MPI_Comm_size(w->node_comm, &w->node_size);
+    if ((err = MPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, w->node_comm)) != MPI_SUCCESS ||
+        (err = MPI_Allgather(&lowest, 1, MPI_INT, node_of, 1, MPI_INT, private_comm)) !=
+            MPI_SUCCESS)
+        return err;
+    /* node_of[j] holds j's lowest rank, <= j: already numbered when j is reached. */
+    w->nodes = 0;
+    for (int j = 0; j < p; j++) {
+        if (node_of[j] == j)
+            leader_of[w->nodes++] = j;
+        node_of[j] = j == node_of[j] ? w->nodes - 1 : node_of[node_of[j]];
+    }
+    w->node_of = node_of;
+    w->leader_of = leader_of;
+    return MPI_SUCCESS;
+}
+
+/* Whether `failed` is true on any rank; an MPI error as MPI_ERR_OTHER's "yes". */
+static int any_rank(int failed, MPI_Comm comm)
+{
+    int any = 1;
+    return MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS || any;
+}
+
+/*
+ * The two windows, each agreed on: MPI_Win_free is collective, so a window
+ * MPI made on some ranks only cannot be freed; it is left to MPI_Finalize
+ * (and the broadcast is MPI_Bcast's: no_rma).
+ */
+static int make_windows(aip_bcast_windows *w, MPI_Comm private_comm)
+{
+    int node_rank, disp_unit, err;
+    MPI_Aint segment_bytes = (MPI_Aint)(AIP_BCAST_SLOTS * w->slot_bytes), size;
+    void *mine;
+    MPI_Win shared = MPI_WIN_NULL, tree = MPI_WIN_NULL;
+
+    MPI_Comm_rank(w->node_comm, &node_rank);
+    err = MPI_Win_allocate_shared(node_rank == 0 ? segment_bytes : 0, 1, MPI_INFO_NULL,
+                                  w->node_comm, &mine, &shared);
+    if (err == MPI_SUCCESS) {
+        MPI_Win_set_errhandler(shared, MPI_ERRORS_RETURN);
+        if ((err = MPI_Win_shared_query(shared, 0, &size, &disp_unit, &w->segment)) ==
+            MPI_SUCCESS)
+            err = MPI_Win_lock_all(MPI_MODE_NOCHECK, shared);
+    }
+    if (any_rank(err != MPI_SUCCESS, private_comm)) {
+        w->no_rma = 1;
+        return MPI_SUCCESS;
+    }
+    if (w->nodes > 1) {
+        err = MPI_Win_create(node_rank == 0 ? w->segment : NULL,
+                             node_rank == 0 ? segment_bytes : 0, 1, MPI_INFO_NULL, private_comm,
+                             &tree);
+        if (any_rank(err != MPI_SUCCESS, private_comm)) {
+            MPI_Win_unlock_all(shared);
+            MPI_Win_free(&shared);
+            w->no_rma = 1;
+            return MPI_SUCCESS;
+        }
+        MPI_Win_set_errhandler(tree, MPI_ERRORS_RETURN);
+    }
+    w->shared_win = shared;
+    w->tree_win = tree;
+    return MPI_Comm_group(private_comm, &w->group);
+}
+
+int aip_bcast_windows_get(MPI_Comm comm, MPI_Comm private_comm, long long budget,
+                          int ranks_per_node, aip_bcast_windows **windows)
+{
+    aip_bcast_windows *w;
+    void *cached;
+    int found, p, failed, any_failed, err;
+
+    *windows = NULL;
+    pthread_once(&keyval_once, create_keyval);
+    if (windows_keyval == MPI_KEYVAL_INVALID)
+        return MPI_ERR_INTERN;
+    if ((err = MPI_Comm_get_attr(comm, windows_keyval, &cached, &found)) != MPI_SUCCESS)
+        return err;
+    if (found && ((aip_bcast_windows *)cached)->budget == budget &&
+        ((aip_bcast_windows *)cached)->ranks_per_node == ranks_per_node) {
+        *windows = cached;
+        return MPI_SUCCESS;
+    }
+    if (found && (err = MPI_Comm_delete_attr(comm, windows_keyval)) != MPI_SUCCESS)
+        return err;
+
+    MPI_Comm_size(private_comm, &p);
+    w = aip_calloc(1, sizeof *w);
+    if (w && !(w->ints = aip_malloc(3 * (size_t)p * sizeof(int)))) {
+        free(w);
+        w = NULL;
+    }
+    failed = !w;
+    if ((err = MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, private_comm)) !=
+        MPI_SUCCESS || any_failed) {
+        free(w ? w->ints : NULL);
+        free(w);
+        return err != MPI_SUCCESS ? err : MPI_ERR_NO_MEM;
+    }
+    w->budget = budget;
+    w->ranks_per_node = ranks_per_node;
+    w->node_comm = MPI_COMM_NULL;
+    w->shared_win = w->tree_win = MPI_WIN_NULL;
+    w->group = MPI_GROUP_NULL;
+    w->slot_bytes = aip_bcast_slot_bytes(budget);
+    w->children = w->ints + 2 * p;
+    if ((err = find_nodes(w, private_comm, ranks_per_node)) != MPI_SUCCESS) {
+        windows_free(w);
+        return err;
+    }
+    if ((err = make_windows(w, private_comm)) != MPI_SUCCESS ||
+        (err = MPI_Comm_set_attr(comm, windows_keyval, w)) != MPI_SUCCESS) {
+        windows_free(w);
+        return err;
+    }
+    *windows = w;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,20 @@
+#!/bin/sh
+# AIP_Bcast_rma against MPI_Bcast on p = 1..9 ranks (bcast_test: every root,
+# the three trees and auto, nodes of 1, 2, 3 ranks and as MPI finds them,
+# sizes around the chunk, gapped and mixed datatypes, window reuse, errors).
+# One seed per run, printed, so that a failure can be replayed with
+# AIP_TEST_SEED=<seed>.  MPICH, whose every wait spins, runs every root with
+# every tree up to 5 ranks and roots 0 and p-1 above (3 minutes instead of 5).
+set -e
+seed=${AIP_TEST_SEED:-$(date +%s)}
+echo "seed $seed"
+for np in 1 2 3 4 5 6 7 8 9; do
+    quick=0
+    [ "$MPI_FLAVOR" = mpich ] && [ "$np" -gt 5 ] && quick=1
+    "$MPIRUN" "$np" "$TESTBIN/bcast_test" --seed "$seed" --quick "$quick"
+done
+# What runs: the tree asked for, and auto's choice, among nodes of one rank.
+out=$(AIP_DEBUG=1 AIP_RANKS_PER_NODE=1 AIP_BCAST_ALGORITHM=binary "$MPIRUN" 4 \
+    "$TESTBIN/bcast_test" --seed "$seed" --quick 1 2>&1) || { echo "$out"; exit 1; }
+echo "$out" | grep -q "AIP_Bcast_rma on 4 ranks, 4 nodes: binary," ||
+    { echo "$out"; echo "bcast.sh: AIP_BCAST_ALGORITHM=binary did not run the binary tree"; exit 1; }
