@@ -98,14 +98,24 @@
 #define AIP_BCAST_SLOTS 3
 
 /* AIP_Bcast_rma's largest chunk: smaller chunks let a deep tree start
- * forwarding sooner, larger ones pay fewer synchronisations per byte.
- * Measured (bench/bcast_sweep, testbed and here, see README): TODO */
+ * forwarding sooner, larger ones pay fewer synchronisations per byte; 128 KiB
+ * chunks keep the binary tree within 1.1x of SMPI's MPI_Bcast at 16 MiB on
+ * 64 nodes of one rank (bench/figures/bcast_smpi_*). */
 #define AIP_BCAST_CHUNK_BYTES_MAX (128LL << 10)
 
-/* What AIP_BCAST_ALGORITHM=auto runs (bcast/bcast_rma.c): the linear tree
- * on up to AIP_BCAST_AUTO_LINEAR_MAX_NODES nodes, the binomial tree for
- * messages of one chunk, the binary tree for longer ones.  TODO measured */
-#define AIP_BCAST_AUTO_LINEAR_MAX_NODES 2
+/* What AIP_BCAST_ALGORITHM=auto runs (bcast/bcast_rma.c): the linear tree on
+ * up to AIP_BCAST_AUTO_LINEAR_MAX_NODES nodes for messages of up to
+ * AIP_BCAST_AUTO_LINEAR_MAX_BYTES (one level: the root's puts travel at
+ * once), the binary tree otherwise (the paper's fastest; two puts per node,
+ * which is what pipelining wants); the binomial tree is never first.
+ * Measured with bench/smpi_sweep.sh (SWEEP=bcast, CPU time not charged),
+ * simulated us, linear / binomial / binary: 8 x 1 ranks 21.5 / 25.3 / 24.3
+ * at 16 B, 32.3 / 34.6 / 33.0 at 4 KiB, 298 / 267 / 238 at 64 KiB; 8 nodes
+ * x 8 ranks 39.4 / 51.0 / 50.0 at 16 B, 50.2 / 60.3 / 58.7 at 4 KiB, 103 /
+ * 107 / 100 at 16 KiB; 16 x 1 35.9 / 35.6 / 32.5 at 16 B; 64 x 1 113 / 59.1
+ * / 49.0 at 16 B, 39 000 / 4 930 / 2 021 at 1 MiB. */
+#define AIP_BCAST_AUTO_LINEAR_MAX_NODES 8
+#define AIP_BCAST_AUTO_LINEAR_MAX_BYTES (8 << 10)
 
 /* 1: wait for transfers in MPI_Waitall instead of polling MPI_Testall and
  * yielding the core (exchange.c).  For simulators: SimGrid's SMPI charges

@@ -48,13 +48,13 @@ typedef struct options {
 static void print_usage(FILE *out)
 {
     fputs("usage: bcast_sweep [options]\n"
-          "  -m, --min BYTES          smallest message (default 16)\n"
-          "  -M, --max BYTES          largest message (default 32M)\n"
-          "      --methods LIST       of mpi,linear,binomial,binary,auto (default all)\n"
+          "      --min SIZE           smallest message (default 16)\n"
+          "      --max SIZE           largest message (default 32M)\n"
+          "  -m, --methods LIST       of mpi,linear,binomial,binary,auto (default all)\n"
           "  -i, --iterations N       timed calls per size below --large (default 200)\n"
           "  -I, --iterations-large N timed calls per size from --large on (default 20)\n"
           "      --large BYTES        (default 1M)\n"
-          "      --warmup N           untimed calls first (default 5)\n"
+          "  -w, --warmup N           untimed calls first (default 5)\n"
           "      --root R             (default 0)\n"
           "      --aux BYTES          window budget of AIP_Bcast_rma (default: the library's)\n"
           "      --ranks-per-node K   0: nodes as MPI finds them (default); K: K ranks a node\n"
@@ -87,19 +87,19 @@ static int parse_value(options *opt, const char *name, const char *value, char *
                        size_t why_size)
 {
     unsigned long long n;
-    long long *bytes = is_option(name, "-m", "--min")     ? &opt->min_bytes
-                       : is_option(name, "-M", "--max")   ? &opt->max_bytes
+    long long *bytes = is_option(name, NULL, "--min")     ? &opt->min_bytes
+                       : is_option(name, NULL, "--max")   ? &opt->max_bytes
                        : is_option(name, NULL, "--large") ? &opt->large_bytes
                        : is_option(name, NULL, "--aux")   ? &opt->aux_bytes
                                                           : NULL;
     int *count = is_option(name, "-i", "--iterations")         ? &opt->iterations
                  : is_option(name, "-I", "--iterations-large") ? &opt->iterations_large
-                 : is_option(name, NULL, "--warmup")           ? &opt->warmup
+                 : is_option(name, "-w", "--warmup")           ? &opt->warmup
                  : is_option(name, NULL, "--root")             ? &opt->root
                  : is_option(name, NULL, "--ranks-per-node")   ? &opt->ranks_per_node
                  : is_option(name, NULL, "--check")            ? &opt->check
                                                                : NULL;
-    if (is_option(name, NULL, "--methods"))
+    if (is_option(name, "-m", "--methods"))
         return parse_methods(value, opt, why, why_size);
     if (bytes && (*bytes = aip_parse_bytes(value)) >= 0)
         return 1;

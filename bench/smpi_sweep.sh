@@ -1,9 +1,13 @@
 #!/bin/sh
-# smpi_sweep.sh - bench/alltoall_sweep on a simulated cluster (SimGrid SMPI):
-# by default 64 nodes of 8 cores (bench/smpi/cluster_64x8.xml), the machine
-# of Kumar, Mamidala & Panda (ICPP 2008), 512 ranks on this one machine.
+# smpi_sweep.sh - bench/alltoall_sweep (or bench/bcast_sweep) on a simulated
+# cluster (SimGrid SMPI): by default 64 nodes of 8 cores
+# (bench/smpi/cluster_64x8.xml), the machine of Kumar, Mamidala & Panda
+# (ICPP 2008), 512 ranks on this one machine.
 #
 # Environment (defaults in brackets):
+#   SWEEP [alltoall]       alltoall, or bcast: bench/bcast_sweep (MPI_Bcast
+#                          against AIP_Bcast_rma), whose table is
+#                          smpi_bcast_NODESxCORES.dat; --mem-cap is not its option
 #   NODES [64], CORES [8]  the cluster; other sizes are derived from
 #                          cluster_64x8.xml (NODES=8 CORES=4 for a quick trial)
 #   METHODS                the sweep's --methods [mpi,hsa,sa,l,rd,mpi-oop,sa-oop]
@@ -58,14 +62,29 @@ case "${1:-}" in
 *) echo "usage: [NODES=N CORES=C ...] smpi_sweep.sh [--plot-only]" >&2; exit 2 ;;
 esac
 NODES=${NODES:-64} CORES=${CORES:-8}
-METHODS=${METHODS:-mpi,hsa,sa,l,rd,mpi-oop,sa-oop}
-MIN=${MIN:-8} MAX=${MAX:-1M}
-SWEEP_ARGS=${SWEEP_ARGS:--i 3 -I 1 -w 1 -W 1 --large 8K}
-OUT=${OUT:-$top/bench/figures}
-
+SWEEP=${SWEEP:-alltoall}
 np=$((NODES * CORES))
 MEM_CAP=${MEM_CAP:-$(((8 << 30) / np))}
-name="smpi_${NODES}x${CORES}"
+OUT=${OUT:-$top/bench/figures}
+case $SWEEP in
+alltoall)
+    METHODS=${METHODS:-mpi,hsa,sa,l,rd,mpi-oop,sa-oop}
+    MIN=${MIN:-8} MAX=${MAX:-1M}
+    SWEEP_ARGS=${SWEEP_ARGS:--i 3 -I 1 -w 1 -W 1 --large 8K}
+    sweep_args="--mem-cap $MEM_CAP"
+    name="smpi_${NODES}x${CORES}"
+    title="MPI_Alltoall latency"
+    xlabel="bytes per pair" ;;
+bcast)
+    METHODS=${METHODS:-mpi,linear,binomial,binary,auto}
+    MIN=${MIN:-16} MAX=${MAX:-32M}
+    SWEEP_ARGS=${SWEEP_ARGS:--i 3 -I 1 -w 1 --large 1M}
+    sweep_args=""
+    name="smpi_bcast_${NODES}x${CORES}"
+    title="MPI_Bcast latency"
+    xlabel="message bytes" ;;
+*) echo "smpi_sweep: SWEEP must be alltoall or bcast" >&2; exit 2 ;;
+esac
 build=${BUILD:-$top/build/smpi}
 dat="$OUT/$name.dat"
 mkdir -p "$OUT" "$build"
@@ -79,11 +98,12 @@ if [ "$plot_only" = 0 ]; then
         smpicc $flags -DAIP_BLOCKING_WAIT=1 -c "$src" \
             -o "$build/$(basename "$src" .c).o"
     done
-    for src in bench/alltoall_sweep.c bench/bench_util.c common/exchange_data.c \
+    rm -f "$build"/*_sweep.o
+    for src in bench/${SWEEP}_sweep.c bench/bench_util.c common/exchange_data.c \
                common/proc_memory.c; do
         smpicc $flags -c "$top/$src" -o "$build/$(basename "$src" .c).o"
     done
-    smpicc -o "$build/alltoall_sweep" "$build"/*.o
+    smpicc -o "$build/${SWEEP}_sweep" "$build"/*.o
 
     # ---- Platform and hostfile -------------------------------------------------
     platform="$build/cluster_${NODES}x${CORES}.xml"
@@ -105,8 +125,8 @@ if [ "$plot_only" = 0 ]; then
     started=$(date +%s)
     # shellcheck disable=SC2086 # cfg and SWEEP_ARGS are lists of words
     smpirun -np "$np" -platform "$platform" -hostfile "$hostfile" \
-        "$build/alltoall_sweep" $cfg --log=root.thresh:warning --log=smpi_utils.thresh:info \
-        --min "$MIN" --max "$MAX" -m "$METHODS" --mem-cap "$MEM_CAP" $SWEEP_ARGS \
+        "$build/${SWEEP}_sweep" $cfg --log=root.thresh:warning --log=smpi_utils.thresh:info \
+        --min "$MIN" --max "$MAX" -m "$METHODS" $sweep_args $SWEEP_ARGS \
         > "$dat.tmp" 2> "$OUT/$name.log" ||
         { tail -n 20 "$OUT/$name.log" >&2; echo "smpi_sweep: smpirun failed (log: $OUT/$name.log)" >&2
           mv "$dat.tmp" "$dat"; exit 1; }
@@ -122,6 +142,6 @@ if [ "$plot_only" = 0 ]; then
 fi
 
 # ---- Figure ----------------------------------------------------------------------
-"$top/bench/plot_sweep.sh" "$dat" "$OUT/$name.png" \
-    "MPI_Alltoall latency, SMPI: $NODES nodes x $CORES cores (slowest rank's average)"
+XLABEL=$xlabel "$top/bench/plot_sweep.sh" "$dat" "$OUT/$name.png" \
+    "$title, SMPI: $NODES nodes x $CORES cores (slowest rank's average)"
 echo "smpi_sweep: $dat, $OUT/$name.png" >&2

@@ -28,8 +28,9 @@
  * Cases: every algorithm of the table through AIP_Alltoall (node-aware ones
  * on nodes of 2 ranks), the general algorithm through AIP_Alltoallv_general
  * (both request exchanges), AIP_Alltoall_oop, AIP_Alltoallv and
- * AIP_Alltoallw with derived datatypes, plans, and first calls on a new
- * communicator (building its private duplicate and its node tables).
+ * AIP_Alltoallw with derived datatypes, plans, first calls on a new
+ * communicator (building its private duplicate and its node tables), and
+ * AIP_Bcast_rma (making its windows on a new communicator).
  * Results are compared bit for bit with MPI_Alltoall, MPI_Alltoallv and
  * MPI_Alltoallw; the test script puts a time limit on each run, so that a
  * rank left waiting fails the test.
@@ -130,7 +131,8 @@ static void mpi_faults_arm(int function, long index)
 
 /* ---- The cases. ---- */
 
-typedef enum { ALLTOALL, ALLTOALL_OOP, ALLTOALLV, ALLTOALLW, GENERAL } call_kind;
+typedef enum { ALLTOALL, ALLTOALL_OOP, ALLTOALLV, ALLTOALLW, GENERAL, BCAST } call_kind;
+#define BCAST_ROOT(size) (1 % (size))
 
 typedef struct fault_case {
     const char *name;
@@ -174,6 +176,11 @@ static const fault_case cases[] = {
     { "first plan l on a new communicator", ALLTOALL, AIP_ALGORITHM_L, 2, BIG_AUX, 0, 1, 1 },
     { "first AIP_Alltoallv_general on a new communicator", GENERAL, AIP_ALGORITHM_DEFAULT, 0,
       SMALL_AUX, 0, 0, 1 },
+    /* AIP_Bcast_rma, binary tree among nodes of one rank (puts between them): its
+     * windows are made by the first call on a communicator */
+    { "AIP_Bcast_rma", BCAST, AIP_ALGORITHM_DEFAULT, 1, SMALL_AUX, 0, 0, 0 },
+    { "first AIP_Bcast_rma on a new communicator", BCAST, AIP_ALGORITHM_DEFAULT, 2, SMALL_AUX,
+      0, 0, 1 },
 };
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -225,6 +232,7 @@ static void layout_make(layout *d, const fault_case *c, int rank, int size)
     switch (c->kind) {
     case ALLTOALL:
     case ALLTOALL_OOP:
+    case BCAST:
         d->n = p * COUNT;
         break;
     case ALLTOALLV: /* blocks of pairs, in the reverse order of the ranks */
@@ -292,6 +300,10 @@ static void layout_make(layout *d, const fault_case *c, int rank, int size)
         for (int j = 0; j < size; j++)
             memset(d->checked + d->rdispls[j], 1, (size_t)d->rcounts[j]);
         break;
+    case BCAST:
+        MPI_Bcast(d->reference, (int)d->n, MPI_INT, BCAST_ROOT(size), MPI_COMM_WORLD);
+        memset(d->checked, 1, d->n);
+        break;
     }
 }
 
@@ -330,6 +342,7 @@ static AIP_Options options_of(const fault_case *c)
     options.ranks_per_node = c->ranks_per_node;
     options.aux_bytes = c->aux_bytes;
     options.requests = c->requests;
+    options.bcast_algorithm = AIP_BCAST_BINARY;
     return options;
 }
 
@@ -367,6 +380,9 @@ static int call_once(const fault_case *c, layout *d, MPI_Comm comm)
     case GENERAL:
         return AIP_Alltoallv_general_opt(d->buf, d->counts, d->displs, d->rcounts, d->rdispls,
                                          MPI_INT, comm, &options);
+    case BCAST:
+        return AIP_Bcast_rma_opt(d->buf, (int)d->n, MPI_INT, BCAST_ROOT(d->size), comm,
+                                 &options);
     }
     return MPI_ERR_ARG;
 }
@@ -659,7 +675,10 @@ int main(int argc, char **argv)
         layout_free(&d);
     }
     for (int i = 0; strcmp(mode, "--env") != 0 && i < N_CASES; i++) {
-        if (!strstr(cases[i].name, only) || (cases[i].fresh_comm && strcmp(mode, "--mpi") == 0))
+        /* --mpi walks the point-to-point calls of the exchanges; the broadcast
+         * makes none (its errors mid-way are MPI's RMA errors, bcast_rma.c) */
+        if (!strstr(cases[i].name, only) ||
+            ((cases[i].fresh_comm || cases[i].kind == BCAST) && strcmp(mode, "--mpi") == 0))
             continue;
         layout d;
         layout_make(&d, &cases[i], t.rank, size);

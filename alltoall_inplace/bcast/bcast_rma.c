@@ -63,14 +63,13 @@
 
 #include "bcast/bcast.h"
 #include "bcast/bcast_tree.h"
-#include "exchange/exchange.h"
 
-/* auto: see tunables.h. */
-static AIP_Bcast_algorithm decide(MPI_Count bytes, size_t slot_bytes, int nodes)
+/* auto: see tunables.h for the measurements. */
+static AIP_Bcast_algorithm decide(MPI_Count bytes, int nodes)
 {
-    if (nodes <= AIP_BCAST_AUTO_LINEAR_MAX_NODES)
+    if (nodes <= AIP_BCAST_AUTO_LINEAR_MAX_NODES && bytes <= AIP_BCAST_AUTO_LINEAR_MAX_BYTES)
         return AIP_BCAST_LINEAR;
-    return bytes <= (MPI_Count)slot_bytes ? AIP_BCAST_BINOMIAL : AIP_BCAST_BINARY;
+    return AIP_BCAST_BINARY;
 }
 
 /*
@@ -83,14 +82,14 @@ static AIP_Bcast_algorithm decide(MPI_Count bytes, size_t slot_bytes, int nodes)
 static int node_barrier(MPI_Comm node_comm)
 {
     MPI_Request request;
-    MPI_Status status;
-    int error = MPI_SUCCESS, err;
+    int done = 0, err;
     if (AIP_BLOCKING_WAIT)
         return MPI_Barrier(node_comm);
     if ((err = MPI_Ibarrier(node_comm, &request)) != MPI_SUCCESS)
         return err;
-    err = aip_complete(1, &request, &status, 1, &error);
-    return err != MPI_SUCCESS ? err : error;
+    while ((err = MPI_Test(&request, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
+        sched_yield();
+    return err;
 }
 
 static int wait_for_puts(MPI_Win win)
@@ -309,7 +308,7 @@ int AIP_Bcast_rma_opt(void *buf, int count, MPI_Datatype datatype, int root, MPI
     }
     AIP_Bcast_algorithm asked = (AIP_Bcast_algorithm)agreement.choices.algorithm;
     AIP_Bcast_algorithm tree =
-        asked == AIP_BCAST_AUTO ? decide(bytes, windows->slot_bytes, windows->nodes) : asked;
+        asked == AIP_BCAST_AUTO ? decide(bytes, windows->nodes) : asked;
     if (debug)
         print_decision(&call, windows, tree, asked, bytes);
     if ((err = role_of(&role, windows, tree, call.rank, root, &stream)) == MPI_SUCCESS)

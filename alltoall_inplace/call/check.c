@@ -36,7 +36,6 @@
 #include <stdlib.h>
 
 #include "call/call.h"
-#include "exchange/exchange.h"
 
 /* ---- Blocks of one rank must not overlap (MPI: erroneous; here: corruption). ---- */
 
@@ -149,24 +148,6 @@ static void create_check_op(void)
         aip_at_finalize(free_check_op);
 }
 
-/* The reduction, waited for politely like the exchanges (exchange.c): where
- * ranks outnumber cores, MPICH's busy wait in MPI_Allreduce takes 34 ms on 9
- * ranks of 2 cores, the polled MPI_Iallreduce a fraction of a millisecond. */
-static int agree(uint64_t *words, MPI_Comm private_comm)
-{
-    MPI_Request request;
-    MPI_Status status;
-    int error = MPI_SUCCESS, err;
-
-    if (AIP_BLOCKING_WAIT)
-        return MPI_Allreduce(MPI_IN_PLACE, words, N_WORDS, MPI_UINT64_T, check_op, private_comm);
-    if ((err = MPI_Iallreduce(MPI_IN_PLACE, words, N_WORDS, MPI_UINT64_T, check_op, private_comm,
-                              &request)) != MPI_SUCCESS)
-        return err;
-    err = aip_complete(1, &request, &status, 1, &error);
-    return err != MPI_SUCCESS ? err : error;
-}
-
 static uint64_t pair_key(uint64_t lo, uint64_t hi)
 {
     uint64_t z = (lo << 32 | hi) + 0x9e3779b97f4a7c15ULL; /* splitmix64 finaliser */
@@ -214,7 +195,8 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, const aip_choice
     pthread_once(&check_op_once, create_check_op);
     if (check_op == MPI_OP_NULL)
         return MPI_ERR_INTERN;
-    if ((err = agree(words, private_comm)) != MPI_SUCCESS)
+    err = MPI_Allreduce(MPI_IN_PLACE, words, N_WORDS, MPI_UINT64_T, check_op, private_comm);
+    if (err != MPI_SUCCESS)
         return err;
 
     agreement->error = MPI_SUCCESS;
