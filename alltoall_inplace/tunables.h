@@ -103,19 +103,18 @@
  * 64 nodes of one rank (bench/figures/bcast_smpi_*). */
 #define AIP_BCAST_CHUNK_BYTES_MAX (128LL << 10)
 
-/* What AIP_BCAST_ALGORITHM=auto runs (bcast/bcast_rma.c): the linear tree on
- * up to AIP_BCAST_AUTO_LINEAR_MAX_NODES nodes for messages of up to
- * AIP_BCAST_AUTO_LINEAR_MAX_BYTES (one level: the root's puts travel at
- * once), the binary tree otherwise (the paper's fastest; two puts per node,
- * which is what pipelining wants); the binomial tree is never first.
- * Measured with bench/smpi_sweep.sh (SWEEP=bcast, CPU time not charged),
- * simulated us, linear / binomial / binary: 8 x 1 ranks 21.5 / 25.3 / 24.3
- * at 16 B, 32.3 / 34.6 / 33.0 at 4 KiB, 298 / 267 / 238 at 64 KiB; 8 nodes
- * x 8 ranks 39.4 / 51.0 / 50.0 at 16 B, 50.2 / 60.3 / 58.7 at 4 KiB, 103 /
- * 107 / 100 at 16 KiB; 16 x 1 35.9 / 35.6 / 32.5 at 16 B; 64 x 1 113 / 59.1
- * / 49.0 at 16 B, 39 000 / 4 930 / 2 021 at 1 MiB. */
-#define AIP_BCAST_AUTO_LINEAR_MAX_NODES 8
-#define AIP_BCAST_AUTO_LINEAR_MAX_BYTES (8 << 10)
+/* What AIP_BCAST_ALGORITHM=auto runs (bcast/bcast_rma.c): the binary tree,
+ * the paper's fastest and the fastest of ours almost everywhere.  Measured
+ * with bench/smpi_sweep.sh (SWEEP=bcast, CPU time not charged), simulated
+ * us, linear / binomial / binary: 16 x 1 ranks 35.9 / 35.6 / 32.5 at 16 B;
+ * 64 x 1 113 / 59.1 / 49.0 at 16 B, 39 000 / 4 930 / 2 021 at 1 MiB; 8
+ * nodes x 8 ranks 50.2 / 60.3 / 58.7 at 4 KiB, 315 / 293 / 264 at 64 KiB.
+ * Only on up to 8 nodes and below 16 KiB is the linear tree ahead (8 x 8:
+ * 39.4 against 50.0 at 16 B), but on the namespace test bed (Open MPI over
+ * UCX's TCP) its root's epoch to three one-rank hosts stalls for 5 ms at
+ * every size, reproducibly, where the binary tree takes 120 us: auto does
+ * not take it (bench/figures/ *bcast* tables). */
+#define AIP_BCAST_AUTO_TREE AIP_BCAST_BINARY
 
 /* 1: wait for transfers in MPI_Waitall instead of polling MPI_Testall and
  * yielding the core (exchange.c).  For simulators: SimGrid's SMPI charges

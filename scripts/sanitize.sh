@@ -60,7 +60,7 @@ SIM_TESTS="tests/sanitizers/schedule.test tests/sanitizers/hypercube_sim.test \
 tests/sanitizers/general_sim.test tests/node_sim_test"
 MPI_TESTS="tests/sanitizers/alltoall.test tests/sanitizers/node.test \
 tests/sanitizers/general.test tests/sanitizers/plan.test tests/sanitizers/errors.test \
-tests/sanitizers/fault.test"
+tests/sanitizers/fault.test tests/sanitizers/bcast.test"
 
 # The sanitizers' run-time options, for every rank.
 #  ASan: stop at the first error (halt_on_error, the default, made explicit);

@@ -31,13 +31,17 @@
  * it.  So the post is the "slot is free" notice and the wait the "data has
  * arrived" one, both synchronisations MPI defines in the separate memory
  * model as well as the unified one (Sect. 11.7: after MPI_Win_wait the
- * target's private copy holds what was put).  The alternative, the paper's
- * lock/put/unlock followed by a flag, needs a flush between data and flag
- * (a round trip: puts are not ordered), polling the flag with atomics and
- * MPI_Win_sync, and a second flag back for reuse: the same messages as PSCW,
- * built by hand.  PSCW matches epochs pairwise in order, so each leader's
- * post names its parent for this call alone: the root may change from call
- * to call.
+ * target's private copy holds what was put; MPI_Win_test, with which we
+ * poll, completes the epoch the same way).  The alternative, the paper's
+ * lock/put/unlock followed by a flag, needs a flush between data and flag (a
+ * round trip: puts are not ordered), polling the flag with atomics, and a
+ * flag back for reuse: PSCW's messages, built by hand.  Sending data and
+ * flag as accumulates, which MPI orders by default, would save the round
+ * trip (about one message per edge instead of PSCW's completion after the
+ * put), at the price of element-typed data and atomic polling: the next
+ * step for small messages, not taken here.  PSCW matches epochs pairwise in
+ * order, so each leader's post names its parent for this call alone: the
+ * root may change from call to call.
  *
  * Within a node, one MPI_Barrier per chunk, framed by MPI_Win_sync on the
  * shared window (the MPI-3 shared-memory idiom): the source syncs and enters
@@ -64,14 +68,6 @@
 #include "bcast/bcast.h"
 #include "bcast/bcast_tree.h"
 
-/* auto: see tunables.h for the measurements. */
-static AIP_Bcast_algorithm decide(MPI_Count bytes, int nodes)
-{
-    if (nodes <= AIP_BCAST_AUTO_LINEAR_MAX_NODES && bytes <= AIP_BCAST_AUTO_LINEAR_MAX_BYTES)
-        return AIP_BCAST_LINEAR;
-    return AIP_BCAST_BINARY;
-}
-
 /*
  * Waiting politely, as the exchanges do (exchange.c): test, and give the core
  * away between tests.  Where ranks outnumber cores, MPICH's busy waiting in
@@ -92,6 +88,10 @@ static int node_barrier(MPI_Comm node_comm)
     return err;
 }
 
+/* (Open MPI 4.1's MPI_Win_test drives opal_progress, not its osc ucx
+ * worker; its MPI_Win_wait spins on that worker without yielding, which on
+ * 4 ranks of 2 cores is worse: 15 ms a call on the test bed against 0.14 or
+ * 5-10 ms with the test, depending on the run.) */
 static int wait_for_puts(MPI_Win win)
 {
     int done = 0, err;
@@ -307,8 +307,7 @@ int AIP_Bcast_rma_opt(void *buf, int count, MPI_Datatype datatype, int root, MPI
         goto out;
     }
     AIP_Bcast_algorithm asked = (AIP_Bcast_algorithm)agreement.choices.algorithm;
-    AIP_Bcast_algorithm tree =
-        asked == AIP_BCAST_AUTO ? decide(bytes, windows->nodes) : asked;
+    AIP_Bcast_algorithm tree = asked == AIP_BCAST_AUTO ? AIP_BCAST_AUTO_TREE : asked;
     if (debug)
         print_decision(&call, windows, tree, asked, bytes);
     if ((err = role_of(&role, windows, tree, call.rank, root, &stream)) == MPI_SUCCESS)
