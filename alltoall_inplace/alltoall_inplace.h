@@ -33,6 +33,9 @@
  *          (AIP_Alltoallv_general always runs it)
  *   auto   the library chooses (see README)
  * AIP_Algorithm_at lists them from the library's table.
+ *
+ * And a broadcast over MPI-3 one-sided communication, AIP_Bcast_rma, whose
+ * window memory is bounded by the same budget (below).
  */
 #ifndef ALLTOALL_INPLACE_H
 #define ALLTOALL_INPLACE_H

@@ -54,6 +54,12 @@
  * over the communicator's history, so this holds across calls, whatever
  * their roots.
  *
+ * Errors.  Everything checkable is agreed on before any byte moves (the
+ * pipeline's check.c).  An error MPI returns during the broadcast is
+ * returned by the rank that saw it, and ranks waiting for it may wait on, as
+ * after an error in MPI's own collectives: unlike the exchanges' messages
+ * (exchange.h), open epochs cannot be wound down by sending empty ones.
+ *
  * Cost: per tree edge and chunk a post message, the put and a completion
  * message; the post of the next chunk is sent before the current one is
  * forwarded, so in the pipeline only the put and the completion are on the

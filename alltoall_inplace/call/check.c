@@ -16,16 +16,16 @@
  *     adds key(r,j) * sent(r->j) and subtracts key(j,r) * received(r<-j),
  *     with one odd key per ordered pair: the same argument;
  *   - the options all must choose alike (aip_choices: the algorithm, since
- *     ranks must run the same schedule, the grouping into nodes and the
- *     general algorithm's requests, a broadcast's root), each field by its
- *     minimum and maximum,
- *     and the smallest aux budget (partners must cut blocks into the same
- *     chunks);
+ *     ranks must run the same schedule, the grouping into nodes, the
+ *     general algorithm's requests and a broadcast's root), each field by
+ *     its minimum and maximum, and the smallest aux budget (partners must
+ *     cut blocks into the same chunks);
  *   - whether every rank's blocks are contiguous (AIP_Alltoall's, with a
- *     datatype whose extent is its size; a broadcast's, a stream it can cut
- *     into chunks, bcast_stream.c): the node-aware algorithms need
- *     that on all ranks, and ranks may describe the same bytes with
- *     datatypes of other extents, so one rank's view cannot decide.
+ *     datatype whose extent is its size; for a broadcast, whether its
+ *     datatype can be cut into chunks, bcast_stream.c): the node-aware
+ *     algorithms need that on all ranks, and ranks may describe the same
+ *     bytes with datatypes of other extents, so one rank's view cannot
+ *     decide.
  * Only when the checksum says "mismatch" does an MPI_Alltoall of the sizes
  * find the pairs to name.
  */
