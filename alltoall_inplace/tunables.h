@@ -42,6 +42,18 @@
       "on MPI_COMM_WORLD rank r fail; count prints each rank's number of allocations "  \
       "at exit")
 
+/* The PMPI layer's switches (liballtoall_inplace_pmpi, pmpi/pmpi.c): 0 or 1, read
+ * at each call, the same on every rank (a call goes to ours or to MPI's on all).
+ *   X(field, environment variable, default, help) */
+#define AIP_PMPI_TUNABLES(X)                                                            \
+    X(in_place, "AIP_PMPI_IN_PLACE", "1",                                               \
+      "1: MPI_Alltoall, MPI_Alltoallv and MPI_Alltoallw with MPI_IN_PLACE run ours "    \
+      "(extra memory: the aux budget); 0: MPI's own")                                  \
+    X(out_of_place, "AIP_PMPI_OUT_OF_PLACE", "0",                                       \
+      "1: out-of-place MPI_Alltoall with the same count and datatype on both sides "   \
+      "runs ours too (AIP_Alltoall_oop: the node-aware algorithms on several nodes); "  \
+      "0: MPI's own")
+
 /* Built-in constants (compile time). */
 
 /* The budget that "0 = smallest workable buffer" stands for: two chunks of

@@ -1,7 +1,7 @@
 /*
  * alltoall.c - AIP_Alltoall, the in-place MPI_Alltoall, its plan
  * (AIP_Alltoall_init), and AIP_Alltoall_oop, the same exchange from a
- * separate send buffer.
+ * separate send buffer; both also as the PMPI layer's MPI_Alltoall.
  */
 #include <stdint.h>
 
@@ -31,15 +31,28 @@ static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
     return MPI_SUCCESS;
 }
 
-int AIP_Alltoall_opt(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
-                     const AIP_Options *options)
+static int run_in_place(const char *fn, int declines_unmovable, void *buf, int count,
+                        MPI_Datatype datatype, MPI_Comm comm, const AIP_Options *options)
 {
     aip_call call;
     int err;
 
-    if ((err = describe(&call, "AIP_Alltoall", buf, 1, count, datatype, comm)) != MPI_SUCCESS)
+    if ((err = describe(&call, fn, buf, 1, count, datatype, comm)) != MPI_SUCCESS)
         return err;
+    call.declines_unmovable = declines_unmovable;
     return aip_call_run(&call, options);
+}
+
+int AIP_Alltoall_opt(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
+                     const AIP_Options *options)
+{
+    return run_in_place("AIP_Alltoall", 0, buf, count, datatype, comm, options);
+}
+
+int aip_pmpi_alltoall(const char *fn, void *buf, int count, MPI_Datatype datatype,
+                      MPI_Comm comm)
+{
+    return run_in_place(fn, 1, buf, count, datatype, comm, NULL);
 }
 
 int AIP_Alltoall(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm)
@@ -77,18 +90,19 @@ static void extent_of_blocks(const aip_call *call, MPI_Aint *first, MPI_Aint *la
         }
 }
 
-int AIP_Alltoall_oop_opt(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                         MPI_Comm comm, const AIP_Options *options)
+static int run_out_of_place(const char *fn, int declines_unmovable, const void *sendbuf,
+                            void *recvbuf, int count, MPI_Datatype datatype, MPI_Comm comm,
+                            const AIP_Options *options)
 {
     aip_call call;
     MPI_Aint first, last;
     int err;
 
     if (sendbuf == MPI_IN_PLACE) /* as MPI_Alltoall does */
-        return AIP_Alltoall_opt(recvbuf, count, datatype, comm, options);
-    if ((err = describe(&call, "AIP_Alltoall_oop", recvbuf, 1, count, datatype, comm)) !=
-        MPI_SUCCESS)
+        return run_in_place(fn, declines_unmovable, recvbuf, count, datatype, comm, options);
+    if ((err = describe(&call, fn, recvbuf, 1, count, datatype, comm)) != MPI_SUCCESS)
         return err;
+    call.declines_unmovable = declines_unmovable;
     call.sendbuf = sendbuf;
     if (call.error == MPI_SUCCESS)
         extent_of_blocks(&call, &first, &last);
@@ -102,6 +116,19 @@ int AIP_Alltoall_oop_opt(const void *sendbuf, void *recvbuf, int count, MPI_Data
                            "MPI_IN_PLACE as sendbuf, or call AIP_Alltoall)");
     }
     return aip_call_run(&call, options);
+}
+
+int AIP_Alltoall_oop_opt(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                         MPI_Comm comm, const AIP_Options *options)
+{
+    return run_out_of_place("AIP_Alltoall_oop", 0, sendbuf, recvbuf, count, datatype, comm,
+                            options);
+}
+
+int aip_pmpi_alltoall_oop(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                          MPI_Datatype datatype, MPI_Comm comm)
+{
+    return run_out_of_place(fn, 1, sendbuf, recvbuf, count, datatype, comm, NULL);
 }
 
 int AIP_Alltoall_oop(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,

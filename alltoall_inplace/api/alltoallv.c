@@ -1,6 +1,6 @@
 /*
- * alltoallv.c - AIP_Alltoallv: the in-place (symmetric) MPI_Alltoallv, and
- * its plan.
+ * alltoallv.c - AIP_Alltoallv: the in-place (symmetric) MPI_Alltoallv, its
+ * plan, and the PMPI layer's MPI_Alltoallv.
  */
 #include "call/call.h"
 
@@ -26,16 +26,29 @@ static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
     return MPI_SUCCESS;
 }
 
-int AIP_Alltoallv_opt(void *buf, const int counts[], const int displs[], MPI_Datatype datatype,
-                      MPI_Comm comm, const AIP_Options *options)
+static int run(const char *fn, int declines_unmovable, void *buf, const int counts[],
+               const int displs[], MPI_Datatype datatype, MPI_Comm comm,
+               const AIP_Options *options)
 {
     aip_call call;
     int err;
 
-    if ((err = describe(&call, "AIP_Alltoallv", buf, 1, counts, displs, datatype, comm)) !=
-        MPI_SUCCESS)
+    if ((err = describe(&call, fn, buf, 1, counts, displs, datatype, comm)) != MPI_SUCCESS)
         return err;
+    call.declines_unmovable = declines_unmovable;
     return aip_call_run(&call, options);
+}
+
+int AIP_Alltoallv_opt(void *buf, const int counts[], const int displs[], MPI_Datatype datatype,
+                      MPI_Comm comm, const AIP_Options *options)
+{
+    return run("AIP_Alltoallv", 0, buf, counts, displs, datatype, comm, options);
+}
+
+int aip_pmpi_alltoallv(const char *fn, void *buf, const int counts[], const int displs[],
+                       MPI_Datatype datatype, MPI_Comm comm)
+{
+    return run(fn, 1, buf, counts, displs, datatype, comm, NULL);
 }
 
 int AIP_Alltoallv(void *buf, const int counts[], const int displs[], MPI_Datatype datatype,

@@ -1,6 +1,7 @@
 /*
  * alltoallw.c - AIP_Alltoallw: the in-place (symmetric) MPI_Alltoallw, one
- * datatype per peer and displacements in bytes, and its plan.
+ * datatype per peer and displacements in bytes, its plan, and the PMPI
+ * layer's MPI_Alltoallw.
  */
 #include <stdio.h>
 
@@ -36,16 +37,29 @@ static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
     return MPI_SUCCESS;
 }
 
-int AIP_Alltoallw_opt(void *buf, const int counts[], const int displs[],
-                      const MPI_Datatype datatypes[], MPI_Comm comm, const AIP_Options *options)
+static int run(const char *fn, int declines_unmovable, void *buf, const int counts[],
+               const int displs[], const MPI_Datatype datatypes[], MPI_Comm comm,
+               const AIP_Options *options)
 {
     aip_call call;
     int err;
 
-    if ((err = describe(&call, "AIP_Alltoallw", buf, 1, counts, displs, datatypes, comm)) !=
-        MPI_SUCCESS)
+    if ((err = describe(&call, fn, buf, 1, counts, displs, datatypes, comm)) != MPI_SUCCESS)
         return err;
+    call.declines_unmovable = declines_unmovable;
     return aip_call_run(&call, options);
+}
+
+int AIP_Alltoallw_opt(void *buf, const int counts[], const int displs[],
+                      const MPI_Datatype datatypes[], MPI_Comm comm, const AIP_Options *options)
+{
+    return run("AIP_Alltoallw", 0, buf, counts, displs, datatypes, comm, options);
+}
+
+int aip_pmpi_alltoallw(const char *fn, void *buf, const int counts[], const int displs[],
+                       const MPI_Datatype datatypes[], MPI_Comm comm)
+{
+    return run(fn, 1, buf, counts, displs, datatypes, comm, NULL);
 }
 
 int AIP_Alltoallw(void *buf, const int counts[], const int displs[],

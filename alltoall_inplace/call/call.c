@@ -56,6 +56,7 @@ void aip_call_set_block(aip_call *call, aip_block *blocks, int peer, int count,
     if (bytes == 0)
         return;
     if (!type->dense || (count > 1 && type->extent != (MPI_Aint)type->size)) {
+        call->unmovable = 1;
         aip_call_error(call, MPI_ERR_TYPE,
                        "%s (the block for rank %d) has gaps between or inside its elements, or "
                        "places them out of order; in place, only datatypes whose elements are "

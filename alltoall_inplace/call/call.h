@@ -56,6 +56,10 @@ typedef struct aip_call {
     MPI_Count block_bytes;
     MPI_Aint first_offset;
     const char *sendbuf; /* out of place: the blocks to send, laid out as buf's; else NULL */
+    /* The PMPI layer's calls: a datatype the executor cannot move as bytes is not an error
+     * but hands the call back to MPI, on every rank alike (AIP_DECLINED). */
+    int declines_unmovable;
+    int unmovable;     /* some block's datatype cannot be moved as bytes (then error is set) */
     int error;         /* first error found on this rank: an MPI error class, or MPI_SUCCESS */
     char message[320]; /* what was wrong */
 } aip_call;
@@ -67,6 +71,11 @@ typedef struct aip_choices {
     int requests; /* an AIP_Requests */
     int root;     /* AIP_Bcast_rma's root; 0 for the exchanges */
 } aip_choices;
+
+/* What a call that declines_unmovable returns on every rank when some rank's datatype
+ * cannot be moved as bytes: not an MPI error class; nothing was printed or raised, no byte
+ * moved, and the caller runs MPI's own collective instead. */
+#define AIP_DECLINED (-1)
 
 /* call.c: describing a call.  general: the call has separate receive blocks
  * (AIP_Alltoallv_general); buf NULL with binds_buffer 0 describes a plan. */
@@ -99,6 +108,7 @@ typedef struct aip_agreement {
     aip_choices choices;     /* as all ranks gave them (when error is MPI_SUCCESS) */
     long long min_aux_bytes; /* smallest budget of all ranks */
     int contiguous;          /* every rank's blocks are AIP_Alltoall's contiguous ones */
+    int unmovable;           /* some rank's datatype cannot be moved as bytes */
 } aip_agreement;
 /* Blocks of one kind ("", "send ", "receive ") must not overlap each other. */
 void aip_check_overlap(aip_call *call, const aip_block *blocks, const char *kind);
@@ -107,6 +117,18 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, const aip_choice
 /* Name the pairs whose blocks differ; scratch holds 2p long longs, allocated
  * before the agreement (so that this collective cannot be left by one rank). */
 int aip_report_mismatch(aip_call *call, MPI_Comm private_comm, long long *scratch);
+
+/* api/: the front ends of the PMPI layer (pmpi/): MPI_Alltoall, MPI_Alltoallv and
+ * MPI_Alltoallw with MPI_IN_PLACE, named `fn` in messages; they return AIP_DECLINED where
+ * a datatype cannot be moved as bytes. */
+int aip_pmpi_alltoall(const char *fn, void *buf, int count, MPI_Datatype datatype,
+                      MPI_Comm comm);
+int aip_pmpi_alltoall_oop(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                          MPI_Datatype datatype, MPI_Comm comm);
+int aip_pmpi_alltoallv(const char *fn, void *buf, const int counts[], const int displs[],
+                       MPI_Datatype datatype, MPI_Comm comm);
+int aip_pmpi_alltoallw(const char *fn, void *buf, const int counts[], const int displs[],
+                       const MPI_Datatype datatypes[], MPI_Comm comm);
 
 /* comm.c: the duplicate of a user communicator that carries our messages. */
 int aip_private_comm(MPI_Comm comm, MPI_Comm *private_comm);

@@ -111,6 +111,7 @@ static int *choice_field(aip_choices *choices, int k)
 enum {
     SUM_ERRORS = 0,                    /* N_CLASSES counters */
     SUM_CHECKSUM = SUM_ERRORS + N_CLASSES,
+    SUM_UNMOVABLE,                     /* ranks whose datatypes cannot be moved as bytes */
     N_SUMS,
     MIN_AUX_BYTES = N_SUMS,
     MIN_CONTIGUOUS,                    /* 1 where call->block_bytes >= 0 */
@@ -184,6 +185,7 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, const aip_choice
         uint64_t term = pair_key(lo, hi) * (uint64_t)call->blocks[j].bytes;
         words[SUM_CHECKSUM] += j > call->rank ? term : -term;
     }
+    words[SUM_UNMOVABLE] = (uint64_t)call->unmovable;
     words[MIN_AUX_BYTES] = (uint64_t)aux_bytes;
     words[MIN_CONTIGUOUS] = call->block_bytes >= 0;
     for (int k = 0; k < N_CHOICES; k++) {
@@ -206,6 +208,7 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, const aip_choice
             agreement->error = error_classes[c];
     agreement->min_aux_bytes = (long long)words[MIN_AUX_BYTES];
     agreement->contiguous = words[MIN_CONTIGUOUS] == 1;
+    agreement->unmovable = words[SUM_UNMOVABLE] != 0;
     /* Choices before sizes: ranks that disagree on the root also disagree on sizes. */
     for (int k = 0; k < N_CHOICES; k++) {
         *choice_field(&agreement->choices, k) =

@@ -106,6 +106,9 @@ static int agree_and_choose(aip_plan *plan, const aip_choices *choices, long lon
             MPI_SUCCESS)
         return aip_raise_mpi_error(call, err, "the argument check failed");
     if (agreement.error != MPI_SUCCESS) {
+        /* MPI_ERR_TYPE wins over the classes after it, so no rank found a worse error. */
+        if (call->declines_unmovable && agreement.unmovable && agreement.error == MPI_ERR_TYPE)
+            return AIP_DECLINED;
         if (agreement.mismatch)
             aip_report_mismatch(call, plan->private_comm, plan->report);
         return aip_raise(call->comm, agreement.error, call->fn,

@@ -1,0 +1,83 @@
+#!/bin/sh
+# The PMPI layer (liballtoall_inplace_pmpi): plain MPI programs, C and
+# Fortran, get our in-place MPI_Alltoall/v/w by LD_PRELOAD or by linking.
+#   1. pmpi_test on MPI alone: the test itself is right about MPI;
+#   2. preloaded, on 1..5 ranks: the same results, and AIP_DEBUG shows that
+#      ours ran each in-place call and MPI's own the gapped datatypes;
+#      errors the layer defines; out-of-place calls with
+#      AIP_PMPI_OUT_OF_PLACE=1; AIP_PMPI_IN_PLACE=0 passes everything on;
+#      a bad setting is an error;
+#   3. pmpi_linked_test: the layer linked before MPI, no preload;
+#   4. memory: a 256 MiB in-place MPI_Alltoall on 2 ranks grows VmHWM by at
+#      most the budget (1 MiB) + 4 MiB under the layer, by at least half a
+#      block (64 MiB) on MPI alone;
+#   5. Fortran (mpif.h) callers, with the MPI's mpif90 ($MPIFC).
+set -eu
+layer="$AIP_LIBDIR/liballtoall_inplace_pmpi.so"
+[ -f "$layer" ] || { echo "no $layer"; exit 1; }
+preload="env LD_PRELOAD=$layer LD_LIBRARY_PATH=$AIP_LIBDIR"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export AIP_AUX_BYTES=4K # blocks of the larger cases are cut into chunks
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+# The debug lines of rank 0 in file $1 must name each of the calls after it.
+ran_ours() {
+    file=$1
+    shift
+    for call in "$@"; do
+        grep -q "^alltoall_inplace: $call on [0-9]* ranks" "$file" ||
+            { cat "$file"; fail "no run of ours for $call"; }
+    done
+}
+
+echo "== pmpi_test on MPI alone"
+"$MPIRUN" 4 "$TESTBIN/pmpi_test"
+
+for np in 1 2 3 5; do
+    echo "== pmpi_test, layer preloaded, $np ranks"
+    AIP_DEBUG=1 "$MPIRUN" "$np" $preload "$TESTBIN/pmpi_test" --layer 2>"$tmp/err"
+    ran_ours "$tmp/err" MPI_Alltoall MPI_Alltoallv MPI_Alltoallw
+    grep -q "MPI_Alltoall: MPI's own (a datatype" "$tmp/err" &&
+        grep -q "MPI_Alltoallv: MPI's own (a datatype" "$tmp/err" ||
+        { cat "$tmp/err"; fail "gapped datatypes did not go to MPI's own"; }
+done
+
+echo "== out of place too (AIP_PMPI_OUT_OF_PLACE=1)"
+AIP_DEBUG=1 AIP_PMPI_OUT_OF_PLACE=1 "$MPIRUN" 4 $preload "$TESTBIN/pmpi_test" --layer \
+    --out-of-place 2>"$tmp/err"
+n=$(grep -c "^alltoall_inplace: MPI_Alltoall on" "$tmp/err")
+[ "$n" -ge 12 ] || { cat "$tmp/err"; fail "$n runs of ours; 4 in-place counts, 4 out of place and more expected"; }
+
+echo "== AIP_PMPI_IN_PLACE=0: every call is MPI's"
+AIP_DEBUG=1 AIP_PMPI_IN_PLACE=0 "$MPIRUN" 3 $preload "$TESTBIN/pmpi_test" 2>"$tmp/err"
+if grep -q "^alltoall_inplace: MPI_Alltoall" "$tmp/err"; then
+    cat "$tmp/err"
+    fail "ours ran with AIP_PMPI_IN_PLACE=0"
+fi
+
+echo "== AIP_PMPI_IN_PLACE=yes: an error, said so"
+if AIP_PMPI_IN_PLACE=yes "$MPIRUN" 2 $preload "$TESTBIN/pmpi_test" >"$tmp/out" 2>&1; then
+    fail "a bad AIP_PMPI_IN_PLACE was accepted"
+fi
+grep -q "AIP_PMPI_IN_PLACE=yes: must be 0 or 1" "$tmp/out" || { cat "$tmp/out"; fail "no message"; }
+
+echo "== pmpi_linked_test: linked before MPI"
+AIP_DEBUG=1 "$MPIRUN" 3 "$TESTBIN/pmpi_linked_test" --layer 2>"$tmp/err"
+ran_ours "$tmp/err" MPI_Alltoall MPI_Alltoallv MPI_Alltoallw
+
+echo "== memory of a 256 MiB in-place MPI_Alltoall on 2 ranks"
+AIP_AUX_BYTES=1M "$MPIRUN" 2 $preload "$TESTBIN/pmpi_memory_test" 256 --at-most 5
+"$MPIRUN" 2 "$TESTBIN/pmpi_memory_test" 256 --at-least 64
+
+echo "== Fortran callers (mpif.h)"
+if ! command -v "$MPIFC" >/dev/null 2>&1; then
+    echo "SKIP: no Fortran MPI compiler '$MPIFC' (gfortran and the MPI's Fortran package)"
+    exit 0
+fi
+"$MPIFC" -O1 -o "$tmp/pmpi_fortran" "$(dirname "$0")/pmpi_fortran.f90"
+"$MPIRUN" 3 "$tmp/pmpi_fortran"
+AIP_DEBUG=1 "$MPIRUN" 3 $preload "$tmp/pmpi_fortran" 2>"$tmp/err"
+ran_ours "$tmp/err" MPI_Alltoall MPI_Alltoallv MPI_Alltoallw
+echo "pmpi.sh: all passed"

@@ -1,0 +1,97 @@
+! pmpi_fortran - MPI_ALLTOALL, MPI_ALLTOALLV and MPI_ALLTOALLW with
+! MPI_IN_PLACE from Fortran (mpif.h, as CPMD and Quantum ESPRESSO call them),
+! for tests/pmpi.sh: compiled with the MPI's mpif90 and run under the PMPI
+! layer, whose debug output must show that each call ran ours.  Element k of
+! the message from rank s to rank d is s * 100000 + d * 1000 + k.
+program pmpi_fortran
+  implicit none
+  include 'mpif.h'
+  integer, parameter :: n = 5
+  integer :: rank, p, ierr, j, k, failed
+  integer, allocatable :: buf(:), counts(:), displs(:), types(:)
+
+  call MPI_INIT(ierr)
+  call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
+  call MPI_COMM_SIZE(MPI_COMM_WORLD, p, ierr)
+  allocate(buf(n * p), counts(p), displs(p), types(p))
+  failed = 0
+
+  ! MPI_ALLTOALL: block j (from 0) of n elements for rank j
+  call fill_blocks()
+  call MPI_ALLTOALL(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, n, MPI_INTEGER, &
+                    MPI_COMM_WORLD, ierr)
+  call check_blocks('MPI_ALLTOALL')
+
+  ! MPI_ALLTOALLV: the same blocks, stored in reverse order
+  do j = 0, p - 1
+    counts(j + 1) = n
+    displs(j + 1) = (p - 1 - j) * n
+  end do
+  call fill_blocks_reversed()
+  call MPI_ALLTOALLV(MPI_IN_PLACE, counts, displs, MPI_DATATYPE_NULL, buf, counts, &
+                     displs, MPI_INTEGER, MPI_COMM_WORLD, ierr)
+  call check_blocks_reversed('MPI_ALLTOALLV')
+
+  ! MPI_ALLTOALLW: displacements in bytes, one datatype per peer
+  do j = 0, p - 1
+    displs(j + 1) = (p - 1 - j) * n * 4
+    types(j + 1) = MPI_INTEGER
+  end do
+  call fill_blocks_reversed()
+  call MPI_ALLTOALLW(MPI_IN_PLACE, counts, displs, types, buf, counts, displs, types, &
+                     MPI_COMM_WORLD, ierr)
+  call check_blocks_reversed('MPI_ALLTOALLW')
+
+  call MPI_ALLREDUCE(MPI_IN_PLACE, failed, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (rank == 0) print '(a,i0,a,i0)', 'pmpi_fortran: ranks ', p, ', failed checks ', failed
+  call MPI_FINALIZE(ierr)
+  if (failed /= 0) error stop 1
+
+contains
+
+  subroutine fill_blocks()
+    do j = 0, p - 1
+      do k = 0, n - 1
+        buf(j * n + k + 1) = rank * 100000 + j * 1000 + k
+      end do
+    end do
+  end subroutine fill_blocks
+
+  subroutine fill_blocks_reversed()
+    do j = 0, p - 1
+      do k = 0, n - 1
+        buf((p - 1 - j) * n + k + 1) = rank * 100000 + j * 1000 + k
+      end do
+    end do
+  end subroutine fill_blocks_reversed
+
+  subroutine check_blocks(what)
+    character(*), intent(in) :: what
+    call check(what, ierr == MPI_SUCCESS)
+    do j = 0, p - 1
+      do k = 0, n - 1
+        call check(what, buf(j * n + k + 1) == j * 100000 + rank * 1000 + k)
+      end do
+    end do
+  end subroutine check_blocks
+
+  subroutine check_blocks_reversed(what)
+    character(*), intent(in) :: what
+    call check(what, ierr == MPI_SUCCESS)
+    do j = 0, p - 1
+      do k = 0, n - 1
+        call check(what, buf((p - 1 - j) * n + k + 1) == j * 100000 + rank * 1000 + k)
+      end do
+    end do
+  end subroutine check_blocks_reversed
+
+  subroutine check(what, ok)
+    character(*), intent(in) :: what
+    logical, intent(in) :: ok
+    if (.not. ok) then
+      if (failed == 0) print '(a,a,a,i0)', 'FAIL: ', what, ' on rank ', rank
+      failed = failed + 1
+    end if
+  end subroutine check
+
+end program pmpi_fortran

@@ -1,0 +1,361 @@
+/*
+ * pmpi_test - what MPI promises for MPI_Alltoall, MPI_Alltoallv and
+ * MPI_Alltoallw with MPI_IN_PLACE, checked on a plain MPI program: it calls
+ * MPI only, so that tests/pmpi.sh runs it once on MPI alone (the test checks
+ * itself) and then under liballtoall_inplace_pmpi, preloaded or linked in
+ * (pmpi_linked_test: this file, linked with the layer before MPI).
+ *
+ *   mpirun -n P pmpi_test [--layer] [--out-of-place]
+ *
+ *   --layer         the layer must be in the process (its aip_layer_alltoall
+ *                   symbol), and the cases MPI leaves undefined but the layer
+ *                   defines (blocks of different sizes) are run too
+ *   --out-of-place  out-of-place calls are checked as well (for
+ *                   AIP_PMPI_OUT_OF_PLACE=1)
+ *
+ * Every case checks each received element by its value (sender, receiver,
+ * index: common/exchange_data.h), that bytes outside the receive regions
+ * are untouched, and that every rank saw the same outcome.  Cases: counts 0,
+ * 1 and more than the aux budget; derived contiguous datatypes; datatypes
+ * with gaps (MPI's own runs them: the layer must decline on every rank);
+ * MPI_Alltoallv with zero counts, permuted and gapped displacements;
+ * MPI_Alltoallw with per-peer datatypes that differ between the two sides
+ * of a pair; one rank (MPI_COMM_SELF); an intercommunicator (out of place,
+ * passed through); sendcount, sendtype and the send arrays ignored in place
+ * (garbage given); errors under MPI_ERRORS_RETURN, the same class everywhere
+ * and the buffer untouched.
+ */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+static int passed, failed;
+
+/* Symmetric pair sizes, in elements: g(r, j) = g(j, r); some zero. */
+static int pair_count(int r, int j, int scale)
+{
+    int a = r < j ? r : j, b = r < j ? j : r;
+    return (a + 2 * b + scale) % 5 == 0 ? 0 : (a * 7 + b * 3) % 11 + scale;
+}
+
+/* Regions of pair_count elements, in reverse peer order with a gap of
+ * `gap` elements before each: displacements are neither sorted nor dense. */
+static size_t lay_out(int rank, int p, int scale, int gap, int *counts, int *displs)
+{
+    size_t at = 0;
+    for (int j = p - 1; j >= 0; j--) {
+        at += (size_t)gap;
+        counts[j] = pair_count(rank, j, scale);
+        displs[j] = (int)at;
+        at += (size_t)counts[j];
+    }
+    return at + (size_t)gap;
+}
+
+/* Whether buf holds what each peer sent to `rank` in its region, and
+ * ELEMENT_POISON everywhere else (n elements in all). */
+static int received(const element *buf, size_t n, int rank, int p, const int *counts,
+                    const int *displs)
+{
+    char *inside = calloc(n ? n : 1, 1);
+    int ok = inside && count_misplaced_regions(buf, rank, p, counts, displs, NULL) == 0;
+    for (int j = 0; ok && j < p; j++)
+        memset(inside + displs[j], 1, (size_t)counts[j]);
+    for (size_t i = 0; ok && i < n; i++)
+        if (!inside[i] && buf[i] != ELEMENT_POISON)
+            ok = 0;
+    free(inside);
+    return ok;
+}
+
+/* A buffer of n poisoned elements with rank's messages in their regions. */
+static element *filled(size_t n, int rank, int p, const int *counts, const int *displs)
+{
+    element *buf = malloc(sizeof *buf * (n ? n : 1));
+    if (!buf)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    poison_elements(buf, n);
+    fill_send_regions(buf, rank, p, counts, displs);
+    return buf;
+}
+
+/* ---- MPI_Alltoall ---- */
+
+static void alltoall_case(MPI_Comm comm, int count, MPI_Datatype unit, int unit_elements,
+                          int out_of_place, const char *what)
+{
+    int rank, p;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    size_t block = (size_t)count * (size_t)unit_elements, n = block * (size_t)p;
+    int *counts = malloc(sizeof(int) * (size_t)p), *displs = malloc(sizeof(int) * (size_t)p);
+    for (int j = 0; j < p; j++) {
+        counts[j] = (int)block;
+        displs[j] = (int)(block * (size_t)j);
+    }
+    element *buf = filled(n, rank, p, counts, displs), *recv = buf;
+    int err;
+    if (out_of_place) {
+        recv = malloc(sizeof *recv * (n ? n : 1));
+        poison_elements(recv, n);
+        err = MPI_Alltoall(buf, count, unit, recv, count, unit, comm);
+    } else {
+        /* sendcount and sendtype are ignored in place: give nonsense */
+        err = MPI_Alltoall(MPI_IN_PLACE, -7, MPI_DATATYPE_NULL, buf, count, unit, comm);
+    }
+    char label[160];
+    snprintf(label, sizeof label, "MPI_Alltoall%s %s, count %d", out_of_place ? " (oop)" : "",
+             what, count);
+    test_count(err == MPI_SUCCESS && received(recv, n, rank, p, counts, displs), label,
+               &passed, &failed, comm);
+    if (recv != buf)
+        free(recv);
+    free(buf);
+    free(counts);
+    free(displs);
+}
+
+/* A datatype with gaps: `elements` elements, each followed by a one-element hole
+ * (extent resized to 2 * elements), built from ELEMENT_MPI_TYPE. */
+static MPI_Datatype gapped_type(int elements)
+{
+    MPI_Datatype vector, resized;
+    MPI_Type_vector(elements, 1, 2, ELEMENT_MPI_TYPE, &vector);
+    MPI_Type_create_resized(vector, 0, (MPI_Aint)(2 * elements * sizeof(element)), &resized);
+    MPI_Type_free(&vector);
+    MPI_Type_commit(&resized);
+    return resized;
+}
+
+/* In place with a gapped datatype: block j is `count` elements, each in the
+ * first slot of two; the second slots stay poisoned. */
+static void alltoall_gapped_case(MPI_Comm comm, int count)
+{
+    int rank, p;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    MPI_Datatype gapped = gapped_type(1);
+    size_t n = 2 * (size_t)count * (size_t)p;
+    element *buf = malloc(sizeof *buf * (n ? n : 1));
+    poison_elements(buf, n);
+    for (int j = 0; j < p; j++)
+        for (int k = 0; k < count; k++)
+            buf[2 * ((size_t)j * count + k)] = element_value(rank, j, (size_t)k);
+    int err = MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, count, gapped, comm);
+    int ok = err == MPI_SUCCESS;
+    for (int j = 0; ok && j < p; j++)
+        for (int k = 0; ok && k < count; k++) {
+            size_t at = 2 * ((size_t)j * count + k);
+            ok = buf[at] == element_value(j, rank, (size_t)k) && buf[at + 1] == ELEMENT_POISON;
+        }
+    test_count(ok, "MPI_Alltoall in place, gapped datatype (MPI's own)", &passed, &failed, comm);
+    MPI_Type_free(&gapped);
+    free(buf);
+}
+
+/* ---- MPI_Alltoallv ---- */
+
+static void alltoallv_case(MPI_Comm comm, int scale, int gap, int gapped, const char *what)
+{
+    int rank, p;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    int *counts = malloc(sizeof(int) * (size_t)p), *displs = malloc(sizeof(int) * (size_t)p);
+    int *garbage = malloc(sizeof(int) * (size_t)p);
+    size_t n = lay_out(rank, p, scale, gap, counts, displs);
+    for (int j = 0; j < p; j++)
+        garbage[j] = -1 - j;
+    int ok;
+    if (!gapped) {
+        element *buf = filled(n, rank, p, counts, displs);
+        int err = MPI_Alltoallv(MPI_IN_PLACE, garbage, garbage, MPI_DATATYPE_NULL, buf, counts,
+                                displs, ELEMENT_MPI_TYPE, comm);
+        ok = err == MPI_SUCCESS && received(buf, n, rank, p, counts, displs);
+        free(buf);
+    } else { /* element k of a region at 2 (displ + k), units of the gapped type */
+        MPI_Datatype type = gapped_type(1);
+        element *buf = malloc(sizeof *buf * 2 * (n ? n : 1));
+        poison_elements(buf, 2 * n);
+        for (int j = 0; j < p; j++)
+            for (int k = 0; k < counts[j]; k++)
+                buf[2 * ((size_t)displs[j] + k)] = element_value(rank, j, (size_t)k);
+        int err = MPI_Alltoallv(MPI_IN_PLACE, garbage, garbage, MPI_DATATYPE_NULL, buf, counts,
+                                displs, type, comm);
+        ok = err == MPI_SUCCESS;
+        for (int j = 0; ok && j < p; j++)
+            for (int k = 0; ok && k < counts[j]; k++) {
+                size_t at = 2 * ((size_t)displs[j] + k);
+                ok = buf[at] == element_value(j, rank, (size_t)k) &&
+                     buf[at + 1] == ELEMENT_POISON;
+            }
+        MPI_Type_free(&type);
+        free(buf);
+    }
+    test_count(ok, what, &passed, &failed, comm);
+    free(counts);
+    free(displs);
+    free(garbage);
+}
+
+/* ---- MPI_Alltoallw ---- */
+
+/* Each pair's g elements travel as g elements on the lower rank and as g/2
+ * pairs on the higher one where g is even (equal signatures, other types). */
+static void alltoallw_case(MPI_Comm comm, int scale)
+{
+    int rank, p;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    int *counts = malloc(sizeof(int) * (size_t)p), *displs = malloc(sizeof(int) * (size_t)p);
+    int *wcounts = malloc(sizeof(int) * (size_t)p), *bytes = malloc(sizeof(int) * (size_t)p);
+    MPI_Datatype *types = malloc(sizeof *types * (size_t)p);
+    MPI_Datatype two;
+    MPI_Type_contiguous(2, ELEMENT_MPI_TYPE, &two);
+    MPI_Type_commit(&two);
+    size_t n = lay_out(rank, p, scale, 3, counts, displs);
+    for (int j = 0; j < p; j++) {
+        int halve = counts[j] % 2 == 0 && rank > j;
+        types[j] = halve ? two : ELEMENT_MPI_TYPE;
+        wcounts[j] = halve ? counts[j] / 2 : counts[j];
+        bytes[j] = displs[j] * (int)sizeof(element);
+    }
+    element *buf = filled(n, rank, p, counts, displs);
+    int err = MPI_Alltoallw(MPI_IN_PLACE, NULL, NULL, NULL, buf, wcounts, bytes, types, comm);
+    char label[96];
+    snprintf(label, sizeof label, "MPI_Alltoallw in place, mixed datatypes, scale %d", scale);
+    test_count(err == MPI_SUCCESS && received(buf, n, rank, p, counts, displs), label, &passed,
+               &failed, comm);
+    MPI_Type_free(&two);
+    free(buf);
+    free(counts);
+    free(displs);
+    free(wcounts);
+    free(bytes);
+    free(types);
+}
+
+/* ---- Intercommunicators, errors ---- */
+
+/* Out of place across an intercommunicator of the two halves of comm. */
+static void intercomm_case(MPI_Comm comm)
+{
+    int rank, p;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    if (p < 2)
+        return;
+    int half = rank < p / 2, remote_p;
+    MPI_Comm local, inter;
+    MPI_Comm_split(comm, half, rank, &local);
+    MPI_Intercomm_create(local, 0, comm, half ? p / 2 : 0, 99, &inter);
+    MPI_Comm_remote_size(inter, &remote_p);
+    int local_rank;
+    MPI_Comm_rank(local, &local_rank);
+    element *send = malloc(sizeof *send * (size_t)remote_p * 3);
+    element *recv = malloc(sizeof *recv * (size_t)remote_p * 3);
+    fill_send_blocks(send, local_rank + (half ? 0 : 1000), remote_p, 3);
+    int err = MPI_Alltoall(send, 3, ELEMENT_MPI_TYPE, recv, 3, ELEMENT_MPI_TYPE, inter);
+    int ok = err == MPI_SUCCESS;
+    for (int j = 0; ok && j < remote_p; j++)
+        for (size_t k = 0; ok && k < 3; k++)
+            ok = recv[(size_t)j * 3 + k] ==
+                 element_value(j + (half ? 1000 : 0), local_rank, k);
+    test_count(ok, "MPI_Alltoall on an intercommunicator (passed to MPI)", &passed, &failed,
+               comm);
+    free(send);
+    free(recv);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&local);
+}
+
+/* An erroneous call under MPI_ERRORS_RETURN: `expected` class on every rank
+ * (0: any error class, the same everywhere), the buffer untouched.  The bad
+ * count is given by the last rank only (bad_ranks 1) or by all (2: MPI alone
+ * cannot tell the others); blocks of different sizes by rank 0 only. */
+static void error_case(MPI_Comm comm, const char *what, int expected, int bad_ranks,
+                       int size_mismatch)
+{
+    int rank, p, cls = MPI_SUCCESS;
+    MPI_Comm returning;
+    MPI_Comm_dup(comm, &returning);
+    MPI_Comm_set_errhandler(returning, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    int count = 4 + (size_mismatch && rank == 0), n = count * p;
+    element *buf = malloc(sizeof *buf * (size_t)n), *copy = malloc(sizeof *copy * (size_t)n);
+    fill_send_blocks(buf, rank, p, (size_t)count);
+    memcpy(copy, buf, sizeof *buf * (size_t)n);
+    int err = MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf,
+                           bad_ranks == 2 || (bad_ranks == 1 && rank == p - 1) ? -1 : count,
+                           ELEMENT_MPI_TYPE, returning);
+    if (err != MPI_SUCCESS)
+        MPI_Error_class(err, &cls);
+    int lowest = cls, highest = cls;
+    MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &highest, 1, MPI_INT, MPI_MAX, comm);
+    int ok = lowest == highest && cls != MPI_SUCCESS && (!expected || cls == expected) &&
+             memcmp(buf, copy, sizeof *buf * (size_t)n) == 0;
+    test_count(ok, what, &passed, &failed, comm);
+    free(buf);
+    free(copy);
+    MPI_Comm_free(&returning);
+}
+
+int main(int argc, char **argv)
+{
+    int layer = 0, out_of_place = 0, rank, p;
+
+    MPI_Init(&argc, &argv);
+    for (int i = 1; i < argc; i++) {
+        layer |= strcmp(argv[i], "--layer") == 0;
+        out_of_place |= strcmp(argv[i], "--out-of-place") == 0;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm world;
+    MPI_Comm_dup(MPI_COMM_WORLD, &world);
+
+    if (layer)
+        test_count(dlsym(RTLD_DEFAULT, "aip_layer_alltoall") != NULL,
+                   "liballtoall_inplace_pmpi is in the process", &passed, &failed, world);
+
+    MPI_Datatype triple;
+    MPI_Type_contiguous(3, ELEMENT_MPI_TYPE, &triple);
+    MPI_Type_commit(&triple);
+    /* 0, 1, and beyond the budget tests/pmpi.sh sets (4 KiB): chunked */
+    int counts[] = { 0, 1, 37, 1500 };
+    for (int i = 0; i < 4; i++) {
+        alltoall_case(world, counts[i], ELEMENT_MPI_TYPE, 1, 0, "in place");
+        if (out_of_place)
+            alltoall_case(world, counts[i], ELEMENT_MPI_TYPE, 1, 1, "out of place");
+    }
+    alltoall_case(world, 50, triple, 3, 0, "in place, contiguous(3) datatype");
+    alltoall_case(MPI_COMM_SELF, 20, ELEMENT_MPI_TYPE, 1, 0, "in place on one rank");
+    alltoall_gapped_case(world, 5);
+
+    alltoallv_case(world, 1, 2, 0, "MPI_Alltoallv in place, gaps and zero counts");
+    alltoallv_case(world, 700, 0, 0, "MPI_Alltoallv in place, large blocks");
+    alltoallv_case(world, 2, 1, 1, "MPI_Alltoallv in place, gapped datatype (MPI's own)");
+    alltoallv_case(MPI_COMM_SELF, 3, 1, 0, "MPI_Alltoallv in place on one rank");
+    alltoallw_case(world, 1);
+    alltoallw_case(world, 900);
+    alltoallw_case(MPI_COMM_SELF, 4);
+
+    intercomm_case(world);
+    error_case(world, "negative count: MPI_ERR_COUNT everywhere, data untouched", MPI_ERR_COUNT,
+               layer ? 1 : 2, 0);
+    if (layer && p > 1) /* undefined in MPI: the layer finds it before any byte moves */
+        error_case(world, "blocks of different sizes: an error everywhere, data untouched", 0,
+                   0, 1);
+
+    MPI_Type_free(&triple);
+    MPI_Comm_free(&world);
+    int status = test_summary(layer ? "pmpi_test (layer)" : "pmpi_test (MPI alone)", passed,
+                              failed, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return status;
+}
