@@ -8,9 +8,15 @@ set -eu
 # bench/alltoallv_figures.sh plots with gnuplot (gnuplot-nox: no X11).
 # tests/netns_testbed.sh, the multi-host test bed, makes network namespaces
 # with ip (iproute2) and gives each host its hostname with unshare (util-linux).
+# tests/fftw_dropin.sh compiles a program against Debian's own FFTW-MPI
+# (libfftw3-mpi-dev) and runs it on Debian's library and on ours; its
+# fftw3-mpi.h includes fftw3.h, which is in libfftw3-dev, not a dependency.
+# tests/pmpi.sh compiles a Fortran caller of the PMPI layer with the MPI's
+# mpif90, which needs gfortran.
 PACKAGES="gcc make autoconf automake libtool pkg-config time
 openmpi-bin libopenmpi-dev mpich libmpich-dev
-dpkg-dev xz-utils patch perl gnuplot-nox iproute2 util-linux"
+dpkg-dev xz-utils patch perl gnuplot-nox iproute2 util-linux
+libfftw3-mpi-dev libfftw3-dev gfortran"
 
 missing=""
 for pkg in $PACKAGES; do
