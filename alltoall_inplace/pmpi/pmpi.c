@@ -115,21 +115,19 @@ int aip_layer_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     static const char fn[] = "MPI_Alltoall";
     int in_place = sendbuf == MPI_IN_PLACE, err = MPI_SUCCESS;
 
-    if (!in_place && (sendcount != recvcount || sendtype != recvtype))
-        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    switch (route_of(in_place ? SETTING_in_place : SETTING_out_of_place, comm, fn, &err)) {
-    case TO_ERROR:
+    /* AIP_Alltoall_oop lays out both buffers by one count and datatype */
+    route to = in_place || (sendcount == recvcount && sendtype == recvtype)
+                   ? route_of(in_place ? SETTING_in_place : SETTING_out_of_place, comm, fn, &err)
+                   : TO_MPI;
+    if (to == TO_ERROR)
         return err;
-    case TO_OURS:
+    if (to == TO_OURS) {
         inside_ours = 1;
         err = in_place ? aip_pmpi_alltoall(fn, recvbuf, recvcount, recvtype, comm)
                        : aip_pmpi_alltoall_oop(fn, sendbuf, recvbuf, recvcount, recvtype, comm);
         inside_ours = 0;
         if (!declined(err, fn, comm))
             return err;
-        break;
-    case TO_MPI:
-        break;
     }
     return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -141,20 +139,15 @@ int aip_layer_alltoallv(const void *sendbuf, const int sendcounts[], const int s
     static const char fn[] = "MPI_Alltoallv";
     int err = MPI_SUCCESS;
 
-    if (sendbuf == MPI_IN_PLACE) {
-        switch (route_of(SETTING_in_place, comm, fn, &err)) {
-        case TO_ERROR:
+    route to = sendbuf == MPI_IN_PLACE ? route_of(SETTING_in_place, comm, fn, &err) : TO_MPI;
+    if (to == TO_ERROR)
+        return err;
+    if (to == TO_OURS) {
+        inside_ours = 1;
+        err = aip_pmpi_alltoallv(fn, recvbuf, recvcounts, rdispls, recvtype, comm);
+        inside_ours = 0;
+        if (!declined(err, fn, comm))
             return err;
-        case TO_OURS:
-            inside_ours = 1;
-            err = aip_pmpi_alltoallv(fn, recvbuf, recvcounts, rdispls, recvtype, comm);
-            inside_ours = 0;
-            if (!declined(err, fn, comm))
-                return err;
-            break;
-        case TO_MPI:
-            break;
-        }
     }
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                           recvtype, comm);
@@ -167,20 +160,15 @@ int aip_layer_alltoallw(const void *sendbuf, const int sendcounts[], const int s
     static const char fn[] = "MPI_Alltoallw";
     int err = MPI_SUCCESS;
 
-    if (sendbuf == MPI_IN_PLACE) {
-        switch (route_of(SETTING_in_place, comm, fn, &err)) {
-        case TO_ERROR:
+    route to = sendbuf == MPI_IN_PLACE ? route_of(SETTING_in_place, comm, fn, &err) : TO_MPI;
+    if (to == TO_ERROR)
+        return err;
+    if (to == TO_OURS) {
+        inside_ours = 1;
+        err = aip_pmpi_alltoallw(fn, recvbuf, recvcounts, rdispls, recvtypes, comm);
+        inside_ours = 0;
+        if (!declined(err, fn, comm))
             return err;
-        case TO_OURS:
-            inside_ours = 1;
-            err = aip_pmpi_alltoallw(fn, recvbuf, recvcounts, rdispls, recvtypes, comm);
-            inside_ours = 0;
-            if (!declined(err, fn, comm))
-                return err;
-            break;
-        case TO_MPI:
-            break;
-        }
     }
     return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                           recvtypes, comm);
