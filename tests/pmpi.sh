@@ -11,7 +11,7 @@
 #   4. memory: a 256 MiB in-place MPI_Alltoall on 2 ranks grows VmHWM by at
 #      most the budget (1 MiB) + 4 MiB under the layer, by at least half a
 #      block (64 MiB) on MPI alone;
-#   5. Fortran (mpif.h) callers, with the MPI's mpif90 ($MPIFC).
+#   5. Fortran callers, mpif.h and `use mpi`, with the MPI's mpif90 ($MPIFC).
 set -eu
 layer="$AIP_LIBDIR/liballtoall_inplace_pmpi.so"
 [ -f "$layer" ] || { echo "no $layer"; exit 1; }
@@ -71,13 +71,17 @@ echo "== memory of a 256 MiB in-place MPI_Alltoall on 2 ranks"
 AIP_AUX_BYTES=1M "$MPIRUN" 2 $preload "$TESTBIN/pmpi_memory_test" 256 --at-most 5
 "$MPIRUN" 2 "$TESTBIN/pmpi_memory_test" 256 --at-least 64
 
-echo "== Fortran callers (mpif.h)"
 if ! command -v "$MPIFC" >/dev/null 2>&1; then
     echo "SKIP: no Fortran MPI compiler '$MPIFC' (gfortran and the MPI's Fortran package)"
     exit 0
 fi
-"$MPIFC" -O1 -o "$tmp/pmpi_fortran" "$(dirname "$0")/pmpi_fortran.f90"
-"$MPIRUN" 3 "$tmp/pmpi_fortran"
-AIP_DEBUG=1 "$MPIRUN" 3 $preload "$tmp/pmpi_fortran" 2>"$tmp/err"
-ran_ours "$tmp/err" MPI_Alltoall MPI_Alltoallv MPI_Alltoallw
+for binding in mpif.h "use mpi"; do
+    echo "== Fortran callers ($binding)"
+    define=""
+    [ "$binding" = mpif.h ] || define=-DUSE_MPI_MODULE
+    (cd "$tmp" && "$MPIFC" -O1 $define -o pmpi_fortran "$(cd "$(dirname "$0")" && pwd)/pmpi_fortran.F90")
+    "$MPIRUN" 3 "$tmp/pmpi_fortran"
+    AIP_DEBUG=1 "$MPIRUN" 3 $preload "$tmp/pmpi_fortran" 2>"$tmp/err"
+    ran_ours "$tmp/err" MPI_Alltoall MPI_Alltoallv MPI_Alltoallw
+done
 echo "pmpi.sh: all passed"

@@ -1,11 +1,17 @@
 ! pmpi_fortran - MPI_ALLTOALL, MPI_ALLTOALLV and MPI_ALLTOALLW with
-! MPI_IN_PLACE from Fortran (mpif.h, as CPMD and Quantum ESPRESSO call them),
-! for tests/pmpi.sh: compiled with the MPI's mpif90 and run under the PMPI
-! layer, whose debug output must show that each call ran ours.  Element k of
-! the message from rank s to rank d is s * 100000 + d * 1000 + k.
+! MPI_IN_PLACE from Fortran, as CPMD and Quantum ESPRESSO call them, for
+! tests/pmpi.sh: compiled with the MPI's mpif90, with mpif.h or (-DUSE_MPI_MODULE)
+! `use mpi`, and run under the PMPI layer, whose debug output must show that
+! each call ran ours.  Element k of the message from rank s to rank d is
+! s * 100000 + d * 1000 + k.
 program pmpi_fortran
+#ifdef USE_MPI_MODULE
+  use mpi
+#endif
   implicit none
+#ifndef USE_MPI_MODULE
   include 'mpif.h'
+#endif
   integer, parameter :: n = 5
   integer :: rank, p, ierr, j, k, failed
   integer, allocatable :: buf(:), counts(:), displs(:), types(:)
