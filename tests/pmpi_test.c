@@ -17,8 +17,9 @@
  * index: common/exchange_data.h), that bytes outside the receive regions
  * are untouched, and that every rank saw the same outcome.  Cases: counts 0,
  * 1 and more than the aux budget; derived contiguous datatypes; datatypes
- * with gaps (MPI's own runs them: the layer must decline on every rank);
- * MPI_Alltoallv with zero counts, permuted and gapped displacements;
+ * with gaps, on every rank or on rank 0 alone (MPI's own runs them: the
+ * layer must decline on every rank); MPI_Alltoallv with zero counts,
+ * permuted and gapped displacements;
  * MPI_Alltoallw with per-peer datatypes that differ between the two sides
  * of a pair; one rank (MPI_COMM_SELF); an intercommunicator (out of place,
  * passed through); sendcount, sendtype and the send arrays ignored in place
@@ -132,28 +133,36 @@ static MPI_Datatype gapped_type(int elements)
 }
 
 /* In place with a gapped datatype: block j is `count` elements, each in the
- * first slot of two; the second slots stay poisoned. */
-static void alltoall_gapped_case(MPI_Comm comm, int count)
+ * first slot of two; the second slots stay poisoned.  With only_rank_0, the
+ * other ranks use the dense element type for the same signature: rank 0
+ * alone sees gaps, and every rank must still leave the call to MPI. */
+static void alltoall_gapped_case(MPI_Comm comm, int count, int only_rank_0)
 {
     int rank, p;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
-    MPI_Datatype gapped = gapped_type(1);
-    size_t n = 2 * (size_t)count * (size_t)p;
+    int gapped = !only_rank_0 || rank == 0, stride = gapped ? 2 : 1;
+    MPI_Datatype type = gapped ? gapped_type(1) : ELEMENT_MPI_TYPE;
+    size_t n = (size_t)stride * count * (size_t)p;
     element *buf = malloc(sizeof *buf * (n ? n : 1));
     poison_elements(buf, n);
     for (int j = 0; j < p; j++)
         for (int k = 0; k < count; k++)
-            buf[2 * ((size_t)j * count + k)] = element_value(rank, j, (size_t)k);
-    int err = MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, count, gapped, comm);
+            buf[stride * ((size_t)j * count + k)] = element_value(rank, j, (size_t)k);
+    int err = MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, count, type, comm);
     int ok = err == MPI_SUCCESS;
     for (int j = 0; ok && j < p; j++)
         for (int k = 0; ok && k < count; k++) {
-            size_t at = 2 * ((size_t)j * count + k);
-            ok = buf[at] == element_value(j, rank, (size_t)k) && buf[at + 1] == ELEMENT_POISON;
+            size_t at = stride * ((size_t)j * count + k);
+            ok = buf[at] == element_value(j, rank, (size_t)k) &&
+                 (!gapped || buf[at + 1] == ELEMENT_POISON);
         }
-    test_count(ok, "MPI_Alltoall in place, gapped datatype (MPI's own)", &passed, &failed, comm);
-    MPI_Type_free(&gapped);
+    test_count(ok,
+               only_rank_0 ? "MPI_Alltoall in place, gapped datatype on rank 0 only (MPI's own)"
+                           : "MPI_Alltoall in place, gapped datatype (MPI's own)",
+               &passed, &failed, comm);
+    if (gapped)
+        MPI_Type_free(&type);
     free(buf);
 }
 
@@ -335,7 +344,8 @@ int main(int argc, char **argv)
     }
     alltoall_case(world, 50, triple, 3, 0, "in place, contiguous(3) datatype");
     alltoall_case(MPI_COMM_SELF, 20, ELEMENT_MPI_TYPE, 1, 0, "in place on one rank");
-    alltoall_gapped_case(world, 5);
+    alltoall_gapped_case(world, 5, 0);
+    alltoall_gapped_case(world, 5, 1);
 
     alltoallv_case(world, 1, 2, 0, "MPI_Alltoallv in place, gaps and zero counts");
     alltoallv_case(world, 700, 0, 0, "MPI_Alltoallv in place, large blocks");
