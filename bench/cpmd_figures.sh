@@ -8,6 +8,8 @@
 #   local  here (Open MPI build, oversubscribed past the cores): 2, 4 and 8
 #          ranks -> cpmd_local.dat, cpmd_local.png (time per band-FFT against
 #          ranks, one line per variant)
+#   testbed  the namespace test bed (tests/netns_testbed.sh; root): hosts of
+#          2 ranks, TCP between them, Open MPI -> cpmd_testbed.dat (a table)
 #   smpi   SimGrid SMPI on the 64 nodes x 8 cores of bench/smpi/cluster_64x8.xml
 #          (and smaller clusters derived from it, as bench/smpi_sweep.sh does),
 #          the real FFTW plans built with smpicc -> cpmd_smpi.dat, cpmd_smpi.png
@@ -54,6 +56,10 @@
 #   BUILD [build/openmpi]  an Open MPI build tree (fftw/ stage, tests/mpirun.sh);
 #                          its bench/cpmd_fft (made here if missing)
 #   RANKS ["2 4 8"]        local ranks
+#   TESTBED_HOSTS [2,2,2,2]  ranks per host of the test bed
+#   TESTBED_ARGS ["-n 32 -b 64 -B 1 -r 5;-n 64 -b 32 -B 4 -r 3"]  cpmd_fft's
+#                          options there, one run per ';'-separated set (8 KiB
+#                          and 256 KiB per pair on 8 ranks)
 #   LOCAL_ARGS [-n 64 -b 32 -B 4 -r 5]   cpmd_fft's options here
 #   SMPI_BUILD [build/smpi-fftw]  FFTW built with smpicc by bench/fftw_smpi.sh
 #                          --build (run first if missing); cpmd_fft goes to
@@ -81,6 +87,8 @@ BUILD=${BUILD:-$top/build/openmpi}
 SMPI_BUILD=${SMPI_BUILD:-$top/build/smpi-fftw}
 RANKS=${RANKS:-2 4 8}
 LOCAL_ARGS=${LOCAL_ARGS:--n 64 -b 32 -B 4 -r 5}
+TESTBED_HOSTS=${TESTBED_HOSTS:-2,2,2,2}
+TESTBED_ARGS=${TESTBED_ARGS:--n 32 -b 64 -B 1 -r 5;-n 64 -b 32 -B 4 -r 3}
 SMPI_CASES=${SMPI_CASES:-8x8:128:1:1 16x8:128:1:1 64x8:128:4:1 16x8:128:1:1:1M 64x8:64:8:1 8x8:64:1:1}
 SMPI_AUX=${SMPI_AUX:-16K}
 VARIANTS=${VARIANTS:-stock,hsa,sa,auto,oop}
@@ -114,6 +122,34 @@ local_part() {
     mv "$dat.tmp" "$dat"
     echo "RANKS='$RANKS' LOCAL_ARGS='$LOCAL_ARGS' bench/cpmd_figures.sh local   # cpmd_local.dat/.png" \
         >> "$commands"
+}
+
+# ---- The namespace test bed ---------------------------------------------------------
+testbed_part() {
+    program=$(local_program)
+    dat=$OUT/cpmd_testbed.dat
+    # Open MPI's launcher, as tests/mpirun.sh runs it; ranks told to yield, as
+    # bench/testbed_sweep.sh does (Open MPI cannot see the hosts share cores)
+    mpirun_ompi=$(sed -n 's/.*exec timeout "$limit" \([^ ]*\) --oversubscribe.*/\1/p' \
+        "$BUILD/tests/mpirun.sh")
+    {
+        echo "# cpmd_testbed: tests/netns_testbed.sh $TESTBED_HOSTS -- bench/cpmd_fft" \
+             "ARGS -a $VARIANTS, ARGS each of '$TESTBED_ARGS' (Open MPI, TCP between the" \
+             "hosts, all on this machine's $(nproc) cores), $(date -u +%Y-%m-%d)"
+        headers=yes
+        echo "$TESTBED_ARGS" | tr ';' '\n' | while read -r args; do
+            # shellcheck disable=SC2086 # args is a list of words
+            OMPI_MCA_mpi_yield_when_idle=1 MPIRUN_OMPI=$mpirun_ompi \
+                "$top/tests/netns_testbed.sh" "$TESTBED_HOSTS" -- "$program" $args \
+                -a "$VARIANTS" > "$dat.part"
+            if [ $headers = yes ]; then cat "$dat.part"; else grep -v '^#' "$dat.part"; fi
+            headers=no
+        done
+    } > "$dat.tmp" 2> "$OUT/cpmd_testbed.log"
+    rm -f "$dat.part"
+    mv "$dat.tmp" "$dat"
+    echo "TESTBED_HOSTS='$TESTBED_HOSTS' TESTBED_ARGS='$TESTBED_ARGS' bench/cpmd_figures.sh" \
+         "testbed   # cpmd_testbed.dat (log: cpmd_testbed.log)" >> "$commands"
 }
 
 # ---- Simulated --------------------------------------------------------------------
@@ -260,6 +296,7 @@ plot_part() {
             "$OUT/cpmd_local.dat" | head -n 1)(Open MPI, 2 cores)" 1 1
         table "$OUT/cpmd_local.dat" 1
     fi
+    [ -f "$OUT/cpmd_testbed.dat" ] && table "$OUT/cpmd_testbed.dat" 1
     if [ -f "$OUT/cpmd_smpi.dat" ]; then
         # the figure: N = 128 at every cluster size (P = min(ranks, 128) per group)
         plot_lines "$OUT/cpmd_smpi.dat" "$OUT/cpmd_smpi.png" \
@@ -274,8 +311,9 @@ for part in "$@"; do
     case $part in
     local) local_part; plot_part ;;
     smpi) smpi_part; plot_part ;;
+    testbed) testbed_part; plot_part ;;
     plot) plot_part ;;
     -h|--help) sed -n '2,/^# shellcheck/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "usage: cpmd_figures.sh [local|smpi|plot]..." >&2; exit 2 ;;
+    *) echo "usage: cpmd_figures.sh [local|testbed|smpi|plot]..." >&2; exit 2 ;;
     esac
 done
