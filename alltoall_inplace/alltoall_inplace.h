@@ -36,6 +36,10 @@
  *
  * And a broadcast over MPI-3 one-sided communication, AIP_Bcast_rma, whose
  * window memory is bounded by the same budget (below).
+ *
+ * Programs that call MPI_Alltoall, MPI_Alltoallv or MPI_Alltoallw with
+ * MPI_IN_PLACE rather than this header get the same exchanges from
+ * liballtoall_inplace_pmpi, preloaded or linked before MPI (README).
  */
 #ifndef ALLTOALL_INPLACE_H
 #define ALLTOALL_INPLACE_H
