@@ -121,14 +121,36 @@ static int free_choice(MPI_Comm comm, int keyval, void *attribute, void *extra)
      return MPI_SUCCESS;
 }
 
+/* The keyval lives until MPI_Finalize, which deletes the attributes of
+   MPI_COMM_SELF first: one there frees it (MPI frees it for good once the
+   last problem communicator using it is gone). */
+static int free_choice_keyval(MPI_Comm comm, int keyval, void *attribute,
+			      void *extra)
+{
+     UNUSED(comm); UNUSED(attribute); UNUSED(extra);
+     MPI_Comm_free_keyval(&choice_keyval);
+     MPI_Comm_free_keyval(&keyval);
+     return MPI_SUCCESS;
+}
+
+static void create_choice_keyval(void)
+{
+     int finalize_keyval;
+     if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_choice,
+				&choice_keyval, 0) != MPI_SUCCESS)
+	  return;
+     if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_choice_keyval,
+				&finalize_keyval, 0) == MPI_SUCCESS)
+	  MPI_Comm_set_attr(MPI_COMM_SELF, finalize_keyval, 0);
+}
+
 /* agree_on_choice, once per communicator (collective on its first call:
    every process of comm asks at the same points of planning). */
 static int agreed_choice(MPI_Comm comm)
 {
      int *cached, found;
      if (choice_keyval == MPI_KEYVAL_INVALID)
-	  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_choice,
-				 &choice_keyval, 0);
+	  create_choice_keyval();
      MPI_Comm_get_attr(comm, choice_keyval, &cached, &found);
      if (found) return *cached;
      cached = (int *) MALLOC(sizeof(int), OTHER);

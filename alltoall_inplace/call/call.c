@@ -83,7 +83,7 @@ int aip_call_type_info(aip_call *call, MPI_Datatype type, aip_type_info *info, c
     return err == MPI_SUCCESS;
 }
 
-int aip_raise_mpi_error(aip_call *call, int err, const char *what)
+int aip_describe_mpi_error(aip_call *call, int err, const char *what)
 {
     char text[MPI_MAX_ERROR_STRING];
     int length, error_class;
@@ -91,5 +91,11 @@ int aip_raise_mpi_error(aip_call *call, int err, const char *what)
     MPI_Error_string(err, text, &length);
     MPI_Error_class(err, &error_class);
     snprintf(call->message, sizeof call->message, "%.60s: %.250s", what, text);
+    return error_class;
+}
+
+int aip_raise_mpi_error(aip_call *call, int err, const char *what)
+{
+    int error_class = aip_describe_mpi_error(call, err, what);
     return aip_raise(call->comm, error_class, call->fn, call->message);
 }

@@ -94,6 +94,8 @@ static inline int aip_call_general(const aip_call *call)
 }
 /* Report an error an MPI call returned during `what`; returns its class. */
 int aip_raise_mpi_error(aip_call *call, int err, const char *what);
+/* The same, described in call->message but not raised; returns its class. */
+int aip_describe_mpi_error(aip_call *call, int err, const char *what);
 
 /* errors.c: the one error idiom.  Record the first local error of a call... */
 void aip_call_error(aip_call *call, int error_class, const char *format, ...)
@@ -130,10 +132,34 @@ int aip_pmpi_alltoallv(const char *fn, void *buf, const int counts[], const int 
 int aip_pmpi_alltoallw(const char *fn, void *buf, const int counts[], const int displs[],
                        const MPI_Datatype datatypes[], MPI_Comm comm);
 
-/* comm.c: the duplicate of a user communicator that carries our messages. */
+/* comm.c: the duplicate of a user communicator that carries our messages,
+ * made on first use (collective) and cached on comm. */
 int aip_private_comm(MPI_Comm comm, MPI_Comm *private_comm);
+/* The same as a counted record, for what must outlive comm (a plan): acquire a
+ * reference, and release it when done. */
+typedef struct aip_private aip_private;
+int aip_private_get(MPI_Comm comm, aip_private **private);
+aip_private *aip_private_acquire(aip_private *private);
+void aip_private_release(aip_private *private);
+MPI_Comm aip_private_handle(const aip_private *private);
+/* aip_raise on comm, the user's communicator of `private`; once the user has
+ * freed it, on the error handler it had then. */
+int aip_private_raise(aip_private *private, MPI_Comm comm, int error_class, const char *fn,
+                      const char *message);
 /* Run cleanup at MPI_Finalize (for what the library creates once per process). */
 void aip_at_finalize(void (*cleanup)(void));
+/* An attribute of ours on a user's communicator, deleted when MPI_Finalize
+ * begins if the user has not freed the communicator by then (comm.c says
+ * why).  Its object embeds the entry: track it once MPI_Comm_set_attr has
+ * succeeded, untrack it in the attribute's delete callback. */
+typedef struct aip_cached {
+    MPI_Comm comm;
+    int keyval;
+    int tracked;
+    struct aip_cached *prev, *next;
+} aip_cached;
+void aip_cache_track(aip_cached *entry, MPI_Comm comm, int keyval);
+void aip_cache_untrack(aip_cached *entry);
 
 /* datatype.c: MPI_ERR_TYPE for MPI_DATATYPE_NULL, MPI_ERR_NO_MEM where the
  * analysis of a derived type cannot allocate, or MPI's error. */

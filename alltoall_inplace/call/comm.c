@@ -1,54 +1,38 @@
 /*
- * comm.c - the communicator our messages travel on.
+ * comm.c - the communicator our messages travel on, and the lifetime of
+ * everything the library caches on a user's communicator.
  *
  * A library must not send point-to-point messages on the caller's
  * communicator: they could match the application's own receives
  * (MPI_ANY_TAG, MPI_ANY_SOURCE).  We duplicate it once, on first use, and
  * cache the duplicate as an attribute of the caller's communicator, so that
- * later calls pay nothing and the duplicate is freed with the original.  Its
- * error handler returns codes to us, and we report them on the caller's.
+ * later calls pay nothing.  Its error handler returns codes to us, and we
+ * report them on the caller's.  The duplicate is reference counted: the
+ * attribute holds one reference and each plan one, so that a plan, like
+ * MPI's persistent requests, still executes after the user frees its
+ * communicator (its errors then go to the handler that communicator had).
  *
- * What the library creates once per process (this keyval, the nodes' and
- * the check's reduction) is freed at MPI_Finalize, through an attribute of
- * MPI_COMM_SELF, whose attributes MPI_Finalize deletes first: no memory of
- * ours outlives MPI.
+ * Cached objects are freed with the user's communicator, or at
+ * MPI_Finalize at the latest, but not in the order MPI_Finalize deletes the
+ * attributes of MPI_COMM_WORLD: Open MPI does that after its one-sided
+ * machinery is shut down, and freeing a window then crashes.  MPI deletes
+ * the attributes of MPI_COMM_SELF first, while all of MPI still works
+ * (MPI-3.1 8.7.1), so one attribute of MPI_COMM_SELF deletes every
+ * attribute the library still has on other communicators (aip_cache_track),
+ * then frees what the library creates once per process (aip_at_finalize):
+ * no MPI object or memory of ours outlives MPI.
  */
 #include <pthread.h>
-#include <stdint.h>
+#include <stdatomic.h>
 
 #include "call/call.h"
 
-static int private_comm_keyval = MPI_KEYVAL_INVALID;
-static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
-
-/* The duplicate is stored in the attribute's value itself, as its Fortran
- * handle (an integer), not in memory of ours: an allocation here would come
- * after the pipeline's agreement and before MPI_Comm_dup, so that a rank
- * failing it would leave the others waiting in the duplication. */
-static void *as_attribute(MPI_Comm comm)
-{
-    return (void *)(intptr_t)MPI_Comm_c2f(comm);
-}
-
-static MPI_Comm from_attribute(void *attribute)
-{
-    return MPI_Comm_f2c((MPI_Fint)(intptr_t)attribute);
-}
-
-static int free_private_comm(MPI_Comm comm, int keyval, void *attribute, void *extra_state)
-{
-    (void)comm;
-    (void)keyval;
-    (void)extra_state;
-    MPI_Comm private_comm = from_attribute(attribute);
-    return MPI_Comm_free(&private_comm);
-}
-
 /* ---- Freeing at MPI_Finalize. ---- */
 
-#define MAX_CLEANUPS 4
+#define MAX_CLEANUPS 8
 static void (*cleanups[MAX_CLEANUPS])(void);
 static int ncleanups, finalize_keyval = MPI_KEYVAL_INVALID;
+static aip_cached *tracked; /* attributes of ours on user communicators */
 static pthread_mutex_t cleanups_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int run_cleanups(MPI_Comm comm, int keyval, void *attribute, void *extra_state)
@@ -56,25 +40,107 @@ static int run_cleanups(MPI_Comm comm, int keyval, void *attribute, void *extra_
     (void)comm;
     (void)attribute;
     (void)extra_state;
+    for (;;) { /* the delete callbacks untrack, and may track no more: unlocked while they run */
+        pthread_mutex_lock(&cleanups_lock);
+        aip_cached *entry = tracked;
+        if (entry) {
+            tracked = entry->next;
+            entry->tracked = 0;
+        }
+        pthread_mutex_unlock(&cleanups_lock);
+        if (!entry)
+            break;
+        MPI_Comm_delete_attr(entry->comm, entry->keyval); /* frees entry */
+    }
     while (ncleanups > 0)
         cleanups[--ncleanups]();
     MPI_Comm_free_keyval(&keyval);
     return MPI_SUCCESS;
 }
 
-void aip_at_finalize(void (*cleanup)(void))
+/* Under cleanups_lock: the attribute of MPI_COMM_SELF whose deletion runs the above. */
+static void hook_finalize(void)
 {
-    pthread_mutex_lock(&cleanups_lock);
     if (finalize_keyval == MPI_KEYVAL_INVALID &&
         MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, run_cleanups, &finalize_keyval, NULL) ==
             MPI_SUCCESS)
         MPI_Comm_set_attr(MPI_COMM_SELF, finalize_keyval, NULL);
+}
+
+void aip_at_finalize(void (*cleanup)(void))
+{
+    pthread_mutex_lock(&cleanups_lock);
+    hook_finalize();
     if (ncleanups < MAX_CLEANUPS)
         cleanups[ncleanups++] = cleanup;
     pthread_mutex_unlock(&cleanups_lock);
 }
 
+void aip_cache_track(aip_cached *entry, MPI_Comm comm, int keyval)
+{
+    pthread_mutex_lock(&cleanups_lock);
+    hook_finalize();
+    entry->comm = comm;
+    entry->keyval = keyval;
+    entry->prev = NULL;
+    entry->next = tracked;
+    if (tracked)
+        tracked->prev = entry;
+    tracked = entry;
+    entry->tracked = 1;
+    pthread_mutex_unlock(&cleanups_lock);
+}
+
+void aip_cache_untrack(aip_cached *entry)
+{
+    pthread_mutex_lock(&cleanups_lock);
+    if (entry->tracked) {
+        if (entry->prev)
+            entry->prev->next = entry->next;
+        else
+            tracked = entry->next;
+        if (entry->next)
+            entry->next->prev = entry->prev;
+        entry->tracked = 0;
+    }
+    pthread_mutex_unlock(&cleanups_lock);
+}
+
 /* ---- The private duplicate. ---- */
+
+struct aip_private {
+    MPI_Comm comm;           /* the duplicate: where our messages travel */
+    atomic_int references;   /* the user's communicator's attribute, and each plan */
+    MPI_Errhandler orphaned; /* once the user's communicator is freed: the handler it had */
+    aip_cached cached;
+};
+
+static int private_comm_keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
+
+void aip_private_release(aip_private *private)
+{
+    if (!private || atomic_fetch_sub(&private->references, 1) != 1)
+        return;
+    MPI_Comm_free(&private->comm);
+    if (private->orphaned != MPI_ERRHANDLER_NULL)
+        MPI_Errhandler_free(&private->orphaned);
+    free(private);
+}
+
+/* The user's communicator is being freed: the plans that still hold the
+ * duplicate raise their errors on its handler from now on. */
+static int delete_private(MPI_Comm comm, int keyval, void *attribute, void *extra_state)
+{
+    (void)keyval;
+    (void)extra_state;
+    aip_private *private = attribute;
+    aip_cache_untrack(&private->cached);
+    if (MPI_Comm_get_errhandler(comm, &private->orphaned) != MPI_SUCCESS)
+        private->orphaned = MPI_ERRHANDLER_NULL;
+    aip_private_release(private);
+    return MPI_SUCCESS;
+}
 
 static void free_keyval(void)
 {
@@ -83,16 +149,43 @@ static void free_keyval(void)
 
 static void create_keyval(void)
 {
-    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private_comm, &private_comm_keyval,
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_private, &private_comm_keyval,
                                NULL) == MPI_SUCCESS)
         aip_at_finalize(free_keyval);
 }
 
-int aip_private_comm(MPI_Comm comm, MPI_Comm *private_comm)
+/* First use on comm (collective): the duplicate and its record, agreed, so that
+ * a rank that cannot allocate the record fails the call on every rank alike. */
+static int make_private(MPI_Comm comm, aip_private **made)
+{
+    aip_private *private = aip_malloc(sizeof *private);
+    MPI_Comm dup;
+    int failed = !private, any_failed = 1, err;
+
+    if ((err = MPI_Comm_dup(comm, &dup)) != MPI_SUCCESS) {
+        free(private);
+        return err;
+    }
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    if ((err = MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, dup)) != MPI_SUCCESS ||
+        any_failed ||
+        (err = MPI_Comm_set_attr(comm, private_comm_keyval, private)) != MPI_SUCCESS) {
+        MPI_Comm_free(&dup);
+        free(private);
+        return err != MPI_SUCCESS ? err : MPI_ERR_NO_MEM;
+    }
+    private->comm = dup;
+    atomic_init(&private->references, 1);
+    private->orphaned = MPI_ERRHANDLER_NULL;
+    aip_cache_track(&private->cached, comm, private_comm_keyval);
+    *made = private;
+    return MPI_SUCCESS;
+}
+
+int aip_private_get(MPI_Comm comm, aip_private **private)
 {
     int found, err;
     void *cached;
-    MPI_Comm dup;
 
     pthread_once(&keyval_once, create_keyval);
     if (private_comm_keyval == MPI_KEYVAL_INVALID)
@@ -100,16 +193,40 @@ int aip_private_comm(MPI_Comm comm, MPI_Comm *private_comm)
     if ((err = MPI_Comm_get_attr(comm, private_comm_keyval, &cached, &found)) != MPI_SUCCESS)
         return err;
     if (found) {
-        *private_comm = from_attribute(cached);
+        *private = cached;
         return MPI_SUCCESS;
     }
-    if ((err = MPI_Comm_dup(comm, &dup)) != MPI_SUCCESS)
-        return err;
-    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
-    if ((err = MPI_Comm_set_attr(comm, private_comm_keyval, as_attribute(dup))) != MPI_SUCCESS) {
-        MPI_Comm_free(&dup);
-        return err;
-    }
-    *private_comm = dup;
-    return MPI_SUCCESS;
+    return make_private(comm, private);
+}
+
+int aip_private_comm(MPI_Comm comm, MPI_Comm *private_comm)
+{
+    aip_private *private;
+    int err = aip_private_get(comm, &private);
+    if (err == MPI_SUCCESS)
+        *private_comm = aip_private_handle(private);
+    return err;
+}
+
+aip_private *aip_private_acquire(aip_private *private)
+{
+    atomic_fetch_add(&private->references, 1);
+    return private;
+}
+
+MPI_Comm aip_private_handle(const aip_private *private)
+{
+    return private->comm;
+}
+
+int aip_private_raise(aip_private *private, MPI_Comm comm, int error_class, const char *fn,
+                      const char *message)
+{
+    if (private->orphaned == MPI_ERRHANDLER_NULL)
+        return aip_raise(comm, error_class, fn, message);
+    /* The user's communicator is gone: its handler, on the duplicate, for this one error. */
+    MPI_Comm_set_errhandler(private->comm, private->orphaned);
+    aip_raise(private->comm, error_class, fn, message);
+    MPI_Comm_set_errhandler(private->comm, MPI_ERRORS_RETURN);
+    return error_class;
 }

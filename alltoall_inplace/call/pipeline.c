@@ -40,6 +40,7 @@ void aip_plan_free(aip_plan *plan)
     aip_nodes_release(plan->spare_nodes);
     aip_general_exchange_free(plan->general);
     aip_workspace_free(&plan->space);
+    aip_private_release(plan->private);
     free(plan->peers);
     free(plan->segment_blocks);
     free(plan->displacements);
@@ -99,11 +100,15 @@ static int agree_and_choose(aip_plan *plan, const aip_choices *choices, long lon
 {
     aip_call *call = &plan->call;
     aip_agreement agreement;
+    aip_private *private;
     int err;
 
-    if ((err = aip_private_comm(call->comm, &plan->private_comm)) != MPI_SUCCESS ||
-        (err = aip_check_collective(call, plan->private_comm, choices, budget, &agreement)) !=
-            MPI_SUCCESS)
+    if ((err = aip_private_get(call->comm, &private)) != MPI_SUCCESS)
+        return aip_raise_mpi_error(call, err, "duplicating the communicator failed");
+    plan->private = aip_private_acquire(private);
+    plan->private_comm = aip_private_handle(private);
+    if ((err = aip_check_collective(call, plan->private_comm, choices, budget, &agreement)) !=
+        MPI_SUCCESS)
         return aip_raise_mpi_error(call, err, "the argument check failed");
     if (agreement.error != MPI_SUCCESS) {
         /* MPI_ERR_TYPE wins over the classes after it, so no rank found a worse error. */
@@ -156,6 +161,7 @@ int aip_plan_create(aip_call *call, const AIP_Options *options, aip_plan **creat
         aip_call_error(&stand_in.call, MPI_ERR_NO_MEM, "cannot allocate a plan");
         aip_choices none = { AIP_ALGORITHM_AUTO, 0, AIP_REQUESTS_P2P, 0 };
         err = agree_and_choose(&stand_in, &none, 0);
+        aip_private_release(stand_in.private);
         aip_call_free(&stand_in.call);
         return err;
     }
@@ -198,8 +204,11 @@ int aip_plan_create(aip_call *call, const AIP_Options *options, aip_plan **creat
 int aip_plan_execute(aip_plan *plan, char *buf, const char *sendbuf)
 {
     int err = plan->row->run(plan, buf, sendbuf);
-    return err == MPI_SUCCESS ? MPI_SUCCESS : aip_raise_mpi_error(&plan->call, err,
-                                                                  "the exchange failed");
+    if (err == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    return aip_private_raise(plan->private, plan->call.comm,
+                             aip_describe_mpi_error(&plan->call, err, "the exchange failed"),
+                             plan->call.fn, plan->call.message);
 }
 
 int aip_call_run(aip_call *call, const AIP_Options *options)
@@ -234,8 +243,9 @@ int AIP_Plan_execute(AIP_Plan plan, void *buf)
      * a rank that finds it invalid raises the error, and its partners' exchange
      * cannot complete, as with any MPI collective given a bad buffer. */
     if ((!buf || buf == MPI_IN_PLACE) && moves_data(plan))
-        return aip_raise(plan->call.comm, MPI_ERR_BUFFER, "AIP_Plan_execute",
-                         "buf is NULL or MPI_IN_PLACE but the plan's blocks have data");
+        return aip_private_raise(plan->private, plan->call.comm, MPI_ERR_BUFFER,
+                                 "AIP_Plan_execute",
+                                 "buf is NULL or MPI_IN_PLACE but the plan's blocks have data");
     return aip_plan_execute(plan, buf, NULL);
 }
 

@@ -15,7 +15,8 @@ struct general_exchange;
 
 struct AIP_Plan_s {
     aip_call call;          /* the layout (call.buf unused: each execution brings one) */
-    MPI_Comm private_comm;  /* where our messages travel (comm.c) */
+    aip_private *private;   /* a reference: the plan outlives call.comm if need be (comm.c) */
+    MPI_Comm private_comm;  /* its handle: where our messages travel */
     const struct aip_algorithm_row *row; /* what runs */
     AIP_Algorithm asked;    /* as agreed, normalised */
     const char *why;        /* why row is not what was asked, or NULL */

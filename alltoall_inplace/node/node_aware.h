@@ -21,6 +21,7 @@ typedef struct aip_nodes {
     MPI_Comm peer_comm;  /* the ranks of my local rank, ranked by node; equal nodes only */
     int *tables;         /* behind shape's arrays */
     _Atomic int references; /* the cache's and each plan's */
+    aip_cached cached;      /* the cache's attribute, deleted at MPI_Finalize at the latest */
 } aip_nodes;
 /* Step 1 of the pipeline (local): the memory a build of comm's nodes of this
  * grouping takes, in *spare, unless comm's cache holds them (*spare NULL);

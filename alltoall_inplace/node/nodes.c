@@ -47,7 +47,9 @@ static int delete_nodes(MPI_Comm comm, int keyval, void *attribute, void *extra_
     (void)comm;
     (void)keyval;
     (void)extra_state;
-    aip_nodes_release(attribute);
+    aip_nodes *nodes = attribute;
+    aip_cache_untrack(&nodes->cached);
+    aip_nodes_release(nodes);
     return MPI_SUCCESS;
 }
 
@@ -205,6 +207,7 @@ int aip_nodes_get(MPI_Comm comm, MPI_Comm private_comm, int ranks_per_node, aip_
         nodes_free(built);
         return err;
     }
+    aip_cache_track(&built->cached, comm, nodes_keyval);
     *nodes = built;
     return MPI_SUCCESS;
 }
