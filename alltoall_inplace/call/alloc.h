@@ -41,6 +41,16 @@ static inline void *aip_calloc(size_t count, size_t size)
     return calloc(count, size);
 }
 
+/* aip_malloc, adding what it allocated to *held (so that a plan can say
+ * what it holds, AIP_Plan_bytes). */
+static inline void *aip_malloc_held(size_t bytes, size_t *held)
+{
+    void *memory = aip_malloc(bytes);
+    if (memory)
+        *held += bytes;
+    return memory;
+}
+
 /* For tests that walk the allocations within one process (tests/fault_test.c):
  * count the library's allocations from now on, and make the k-th of them
  * (1, 2, ...) fail on MPI_COMM_WORLD rank `rank`; k = 0 fails none. */

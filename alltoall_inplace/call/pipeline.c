@@ -23,13 +23,17 @@ static size_t chunk_bytes_for(long long budget)
     return chunk < 1 ? 1 : (size_t)chunk;
 }
 
-/* What the plan holds besides itself and the call's blocks. */
+/* What the plan holds: itself, the call's blocks, the workspace and its O(p)
+ * arrays (not the node tables it references: the communicator's cache's). */
 static size_t plan_bytes(const aip_plan *plan)
 {
     size_t p = (size_t)plan->call.size;
-    return plan->space.aux_bytes + (plan->peers ? 2 * p * sizeof(int) : 0) +
+    return sizeof *plan + (aip_call_general(&plan->call) ? 2 : 1) * p * sizeof(aip_block) +
+           plan->space.aux_bytes + (plan->space.ring ? plan->space.ring_bytes : 0) +
+           (plan->peers ? 2 * p * sizeof(int) : 0) +
            (plan->segment_blocks ? p * (sizeof(aip_block) + sizeof(MPI_Aint)) : 0) +
-           2 * p * sizeof(long long);
+           (plan->report ? 2 * p * sizeof(long long) : 0) +
+           (plan->general ? aip_general_exchange_bytes(plan->general) : 0);
 }
 
 void aip_plan_free(aip_plan *plan)
@@ -128,6 +132,8 @@ static int agree_and_choose(aip_plan *plan, const aip_choices *choices, long lon
         (err = aip_nodes_get(call->comm, plan->private_comm, agreement.choices.ranks_per_node,
                              &plan->spare_nodes, &plan->nodes)) != MPI_SUCCESS)
         return aip_raise_mpi_error(call, err, "finding the nodes failed");
+    aip_nodes_release(plan->spare_nodes); /* not needed: the nodes were cached */
+    plan->spare_nodes = NULL;
     AIP_Algorithm algorithm =
         aip_decide(call, plan->asked, plan->nodes ? &plan->nodes->shape : NULL,
                    agreement.min_aux_bytes, &plan->why);

@@ -52,6 +52,7 @@
 typedef struct transfer {
     MPI_Request requests[2]; /* receive into place, send from the copy */
     size_t aux_offset;       /* where the copy lives in the aux buffer */
+    size_t bytes;            /* of each message: the partner's has as many */
 } transfer;
 
 /* Transfers in flight, oldest first, and the ring of aux space they hold. */
@@ -89,7 +90,7 @@ static int complete_oldest(window *w)
 
     if (err != MPI_SUCCESS)
         return err; /* MPI failed twice: the caller gives up */
-    aip_check_arrival(&statuses[0], &w->error);
+    aip_check_arrival(&statuses[0], (MPI_Count)t->bytes, &w->error);
     w->first = (w->first + 1) % w->capacity;
     if (--w->count == 0)
         w->head = 0;
@@ -160,6 +161,7 @@ static int post(window *w, transfer *t, size_t bytes, void *place, int count, MP
         aip_give_up(1, &t->requests[0]);
         return err;
     }
+    t->bytes = bytes;
     w->count++;
     w->head = t->aux_offset + bytes;
     return MPI_SUCCESS;
@@ -222,8 +224,9 @@ int aip_workspace_alloc(aip_workspace *space, size_t aux_bytes, int ring,
         full_chunks = AIP_MAX_CHUNKS_IN_FLIGHT;
     space->capacity = ring ? (int)full_chunks + comm_size + 1 : 0;
     space->aux_bytes = aux_bytes;
+    space->ring_bytes = sizeof(transfer) * (size_t)space->capacity;
     space->aux = aux_bytes ? aip_malloc(aux_bytes) : NULL;
-    space->ring = ring ? aip_malloc(sizeof(transfer) * (size_t)space->capacity) : NULL;
+    space->ring = ring ? aip_malloc(space->ring_bytes) : NULL;
     if ((aux_bytes && !space->aux) || (ring && !space->ring)) {
         aip_workspace_free(space);
         return MPI_ERR_NO_MEM;

@@ -15,6 +15,7 @@ typedef struct aip_workspace {
     size_t aux_bytes;
     void *ring; /* the transfers in flight */
     int capacity;
+    size_t ring_bytes;
 } aip_workspace;
 /* ring: whether the executor's ring of transfers is needed (the general
  * algorithm uses aux alone). */
@@ -49,6 +50,10 @@ void aip_workspace_free(aip_workspace *space);
  * MPI_SUCCESS, or MPI's error when the retry failed too: then give up.
  */
 int aip_partner_failed(void);
+/* The error of a rank that received a data message of another size than its
+ * plan expects (erroneous use: the ranks execute different plans); it winds
+ * down like any other error, so its partners learn of it too. */
+int aip_size_mismatch(void);
 void aip_note_error(int *error, int err);
 /* Post a receive, or a send whose content the protocol needs (retried alike). */
 int aip_post_receive(void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
@@ -58,8 +63,9 @@ int aip_post_send(const void *buf, int count, MPI_Datatype type, int peer, int t
 /* Post a data message (count > 0), or an empty one once *error is set. */
 int aip_post_data(const void *buf, int count, MPI_Datatype type, int peer, int tag,
                   MPI_Comm comm, MPI_Request *request, int *error);
-/* A completed data receive: an empty message means its sender failed. */
-void aip_check_arrival(const MPI_Status *status, int *error);
+/* A completed data receive of expected_bytes: an empty message means its
+ * sender failed, another size that the ranks' plans differ. */
+void aip_check_arrival(const MPI_Status *status, MPI_Count expected_bytes, int *error);
 /* Complete `count` requests: MPI_Waitall, or politely MPI_Testall with
  * sched_yield between the tests (exchange.c says why). */
 int aip_complete(int count, MPI_Request *requests, MPI_Status *statuses, int politely,

@@ -22,23 +22,36 @@
 
 #include "exchange/exchange.h"
 
-static int partner_failed_code = MPI_ERR_OTHER;
-static pthread_once_t partner_failed_once = PTHREAD_ONCE_INIT;
+static int partner_failed_code = MPI_ERR_OTHER, size_mismatch_code = MPI_ERR_OTHER;
+static pthread_once_t codes_once = PTHREAD_ONCE_INIT;
 
-static void create_partner_failed_code(void)
+static void add_code(int *code, const char *text)
 {
-    int code;
-    if (MPI_Add_error_code(MPI_ERR_OTHER, &code) == MPI_SUCCESS &&
-        MPI_Add_error_string(code, "a partner's part of the exchange failed (an MPI error on "
-                                   "that rank); the data received here is incomplete") ==
-            MPI_SUCCESS)
-        partner_failed_code = code;
+    int added;
+    if (MPI_Add_error_code(MPI_ERR_OTHER, &added) == MPI_SUCCESS &&
+        MPI_Add_error_string(added, text) == MPI_SUCCESS)
+        *code = added;
+}
+
+static void create_codes(void)
+{
+    add_code(&partner_failed_code, "a partner's part of the exchange failed (an MPI error on "
+                                   "that rank); the data received here is incomplete");
+    add_code(&size_mismatch_code,
+             "a message of the exchange differs in size from what this rank's plan expects: "
+             "the ranks executed different plans or layouts; the data received here is wrong");
 }
 
 int aip_partner_failed(void)
 {
-    pthread_once(&partner_failed_once, create_partner_failed_code);
+    pthread_once(&codes_once, create_codes);
     return partner_failed_code;
+}
+
+int aip_size_mismatch(void)
+{
+    pthread_once(&codes_once, create_codes);
+    return size_mismatch_code;
 }
 
 void aip_note_error(int *error, int err)
@@ -78,11 +91,12 @@ int aip_post_data(const void *buf, int count, MPI_Datatype type, int peer, int t
     return MPI_Isend(buf, 0, MPI_BYTE, peer, tag, comm, request);
 }
 
-void aip_check_arrival(const MPI_Status *status, int *error)
+void aip_check_arrival(const MPI_Status *status, MPI_Count expected_bytes, int *error)
 {
-    int bytes;
-    if (MPI_Get_count(status, MPI_BYTE, &bytes) == MPI_SUCCESS && bytes == 0)
-        aip_note_error(error, aip_partner_failed());
+    MPI_Count bytes;
+    if (MPI_Get_elements_x(status, MPI_BYTE, &bytes) != MPI_SUCCESS || bytes == expected_bytes)
+        return;
+    aip_note_error(error, bytes == 0 ? aip_partner_failed() : aip_size_mismatch());
 }
 
 int aip_complete(int count, MPI_Request *requests, MPI_Status *statuses, int politely,

@@ -59,6 +59,7 @@ typedef struct aip_aux {
     MPI_Aint *offset;     /* per source: its piece, the data from it waiting here */
     MPI_Aint *held;       /* per source: bytes of that piece */
     aip_aux_need *order;  /* scratch of the pool's order of service */
+    size_t held_bytes;    /* of these arrays */
 } aip_aux;
 
 int aip_aux_alloc(aip_aux *aux, int size);
@@ -119,6 +120,7 @@ typedef struct aip_general {
     aip_span *spans;   /* scratch of aip_general_start */
 
     aip_aux aux;
+    size_t held_bytes; /* of the arrays above, aux's not included */
 
     /* what happened, for AIP_DEBUG and the benchmark */
     long long phases;
@@ -160,6 +162,8 @@ void aip_general_update(aip_general *g, const MPI_Aint *sent);
 typedef struct general_exchange general_exchange;
 int aip_general_exchange_alloc(general_exchange **exchange, int rank, int size);
 void aip_general_exchange_free(general_exchange *exchange);
+/* The memory it holds: its O(p) arrays and index sets. */
+size_t aip_general_exchange_bytes(const general_exchange *exchange);
 /* The run of the table's general row. */
 int aip_run_general(const aip_plan *plan, char *buf, const char *sendbuf);
 

@@ -31,14 +31,14 @@ int aip_aux_alloc(aip_aux *aux, int size)
     size_t n = (size_t)size + 1;
     memset(aux, 0, sizeof *aux);
     aux->size = size;
-    aux->arena_end = aip_malloc(n * sizeof *aux->arena_end);
-    aux->arena_used = aip_malloc(n * sizeof *aux->arena_used);
-    aux->head = aip_malloc(n * sizeof *aux->head);
-    aux->tail = aip_malloc(n * sizeof *aux->tail);
-    aux->next = aip_malloc(n * sizeof *aux->next);
-    aux->offset = aip_malloc(n * sizeof *aux->offset);
-    aux->held = aip_malloc(n * sizeof *aux->held);
-    aux->order = aip_malloc(n * sizeof *aux->order);
+    aux->arena_end = aip_malloc_held(n * sizeof *aux->arena_end, &aux->held_bytes);
+    aux->arena_used = aip_malloc_held(n * sizeof *aux->arena_used, &aux->held_bytes);
+    aux->head = aip_malloc_held(n * sizeof *aux->head, &aux->held_bytes);
+    aux->tail = aip_malloc_held(n * sizeof *aux->tail, &aux->held_bytes);
+    aux->next = aip_malloc_held(n * sizeof *aux->next, &aux->held_bytes);
+    aux->offset = aip_malloc_held(n * sizeof *aux->offset, &aux->held_bytes);
+    aux->held = aip_malloc_held(n * sizeof *aux->held, &aux->held_bytes);
+    aux->order = aip_malloc_held(n * sizeof *aux->order, &aux->held_bytes);
     if (!aux->arena_end || !aux->arena_used || !aux->head || !aux->tail || !aux->next ||
         !aux->offset || !aux->held || !aux->order) {
         aip_aux_free(aux);

@@ -78,29 +78,30 @@ struct general_exchange {
     int *wait_peer;
     MPI_Request *other;  /* request sends and data messages */
     MPI_Status *statuses;      /* of other */
-    int *receives_data;        /* per entry of other: whether it is a data receive */
+    MPI_Aint *expected;        /* per entry of other: a data receive's bytes, else 0 */
     aip_piece *pieces;
     int *lengths;
     MPI_Aint *displs;
+    size_t held_bytes; /* of the arrays above */
 };
 
 static int exchange_alloc(general_exchange *x, int rank, int size)
 {
     size_t p = (size_t)size, npieces = 3 * p + 1;
     int err = aip_general_alloc(&x->sets, rank, size);
-    x->ask = aip_malloc(p * sizeof *x->ask);
-    x->asked = aip_malloc(p * sizeof *x->asked);
-    x->words = aip_malloc(4 * p * sizeof *x->words);
-    x->wait_requests = aip_malloc(p * sizeof *x->wait_requests);
-    x->wait_peer = aip_malloc(p * sizeof *x->wait_peer);
-    x->other = aip_malloc(3 * p * sizeof *x->other);
-    x->statuses = aip_malloc(3 * p * sizeof *x->statuses);
-    x->receives_data = aip_malloc(3 * p * sizeof *x->receives_data);
-    x->pieces = aip_malloc(npieces * sizeof *x->pieces);
-    x->lengths = aip_malloc(npieces * sizeof *x->lengths);
-    x->displs = aip_malloc(npieces * sizeof *x->displs);
+    x->ask = aip_malloc_held(p * sizeof *x->ask, &x->held_bytes);
+    x->asked = aip_malloc_held(p * sizeof *x->asked, &x->held_bytes);
+    x->words = aip_malloc_held(4 * p * sizeof *x->words, &x->held_bytes);
+    x->wait_requests = aip_malloc_held(p * sizeof *x->wait_requests, &x->held_bytes);
+    x->wait_peer = aip_malloc_held(p * sizeof *x->wait_peer, &x->held_bytes);
+    x->other = aip_malloc_held(3 * p * sizeof *x->other, &x->held_bytes);
+    x->statuses = aip_malloc_held(3 * p * sizeof *x->statuses, &x->held_bytes);
+    x->expected = aip_malloc_held(3 * p * sizeof *x->expected, &x->held_bytes);
+    x->pieces = aip_malloc_held(npieces * sizeof *x->pieces, &x->held_bytes);
+    x->lengths = aip_malloc_held(npieces * sizeof *x->lengths, &x->held_bytes);
+    x->displs = aip_malloc_held(npieces * sizeof *x->displs, &x->held_bytes);
     if (err != MPI_SUCCESS || !x->ask || !x->asked || !x->words || !x->wait_requests ||
-        !x->wait_peer || !x->other || !x->statuses || !x->receives_data || !x->pieces ||
+        !x->wait_peer || !x->other || !x->statuses || !x->expected || !x->pieces ||
         !x->lengths || !x->displs)
         return MPI_ERR_NO_MEM;
     return MPI_SUCCESS;
@@ -116,7 +117,7 @@ static void exchange_free(general_exchange *x)
     free(x->wait_peer);
     free(x->other);
     free(x->statuses);
-    free(x->receives_data);
+    free(x->expected);
     free(x->pieces);
     free(x->lengths);
     free(x->displs);
@@ -137,6 +138,10 @@ static int post_data(general_exchange *x, phase *ph, int receive, int npieces, i
     MPI_Datatype type = MPI_DATATYPE_NULL;
     void *start = x->pieces[0].address;
     int count = (int)x->pieces[0].bytes, err = MPI_SUCCESS; /* <= AIP_GENERAL_MESSAGE_MAX */
+    MPI_Aint bytes = 0;
+
+    for (int k = 0; k < npieces; k++)
+        bytes += x->pieces[k].bytes;
 
     if (npieces > 1) {
         for (int k = 0; k < npieces; k++) {
@@ -159,7 +164,7 @@ static int post_data(general_exchange *x, phase *ph, int receive, int npieces, i
     if (type != MPI_DATATYPE_NULL)
         MPI_Type_free(&type); /* freed when the message completes */
     if (err == MPI_SUCCESS)
-        x->receives_data[ph->nother++] = receive;
+        x->expected[ph->nother++] = receive ? bytes : 0;
     return err;
 }
 
@@ -181,7 +186,7 @@ static int post_request(general_exchange *x, phase *ph, int source, MPI_Comm com
     int err = aip_post_send(&x->ask[source], 1, MPI_AINT, source, TAG_REQUEST, comm,
                             &x->other[ph->nother], &ph->error);
     if (err == MPI_SUCCESS)
-        x->receives_data[ph->nother++] = 0;
+        x->expected[ph->nother++] = 0;
     return err;
 }
 
@@ -192,8 +197,8 @@ static int complete_phase(general_exchange *x, phase *ph)
     if (err != MPI_SUCCESS)
         return err;
     for (int m = 0; m < ph->nother; m++)
-        if (x->receives_data[m])
-            aip_check_arrival(&x->statuses[m], &ph->error);
+        if (x->expected[m] > 0)
+            aip_check_arrival(&x->statuses[m], x->expected[m], &ph->error);
     aip_general_update(&x->sets, x->asked);
     ph->nwait = ph->nother = 0;
     return MPI_SUCCESS;
@@ -309,6 +314,11 @@ void aip_general_exchange_free(general_exchange *x)
         return;
     exchange_free(x);
     free(x);
+}
+
+size_t aip_general_exchange_bytes(const general_exchange *x)
+{
+    return sizeof *x + x->held_bytes + x->sets.held_bytes + x->sets.aux.held_bytes;
 }
 
 int aip_run_general(const aip_plan *plan, char *buf, const char *sendbuf)

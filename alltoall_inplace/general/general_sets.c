@@ -29,20 +29,20 @@ int aip_general_alloc(aip_general *g, int rank, int size)
     memset(g, 0, sizeof *g);
     g->rank = rank;
     g->size = size;
-    g->rpos = aip_malloc(n * sizeof *g->rpos);
-    g->rend = aip_malloc(n * sizeof *g->rend);
-    g->rtop = aip_malloc(n * sizeof *g->rtop);
-    g->missing = aip_malloc(n * sizeof *g->missing);
-    g->take_buf = aip_malloc(n * sizeof *g->take_buf);
-    g->take_aux = aip_malloc(n * sizeof *g->take_aux);
-    g->need = aip_malloc(n * sizeof *g->need);
-    g->unsent = aip_malloc(n * sizeof *g->unsent);
-    g->dest_first = aip_malloc(n * sizeof *g->dest_first);
-    g->dest_next = aip_malloc(n * sizeof *g->dest_next);
-    g->region_first = aip_malloc(n * sizeof *g->region_first);
-    g->subsets = aip_malloc(nsub * sizeof *g->subsets);
-    g->in_region = aip_malloc(nsub * sizeof *g->in_region);
-    g->spans = aip_malloc(nsub * sizeof *g->spans);
+    g->rpos = aip_malloc_held(n * sizeof *g->rpos, &g->held_bytes);
+    g->rend = aip_malloc_held(n * sizeof *g->rend, &g->held_bytes);
+    g->rtop = aip_malloc_held(n * sizeof *g->rtop, &g->held_bytes);
+    g->missing = aip_malloc_held(n * sizeof *g->missing, &g->held_bytes);
+    g->take_buf = aip_malloc_held(n * sizeof *g->take_buf, &g->held_bytes);
+    g->take_aux = aip_malloc_held(n * sizeof *g->take_aux, &g->held_bytes);
+    g->need = aip_malloc_held(n * sizeof *g->need, &g->held_bytes);
+    g->unsent = aip_malloc_held(n * sizeof *g->unsent, &g->held_bytes);
+    g->dest_first = aip_malloc_held(n * sizeof *g->dest_first, &g->held_bytes);
+    g->dest_next = aip_malloc_held(n * sizeof *g->dest_next, &g->held_bytes);
+    g->region_first = aip_malloc_held(n * sizeof *g->region_first, &g->held_bytes);
+    g->subsets = aip_malloc_held(nsub * sizeof *g->subsets, &g->held_bytes);
+    g->in_region = aip_malloc_held(nsub * sizeof *g->in_region, &g->held_bytes);
+    g->spans = aip_malloc_held(nsub * sizeof *g->spans, &g->held_bytes);
     if (!g->rpos || !g->rend || !g->rtop || !g->missing || !g->take_buf || !g->take_aux ||
         !g->need || !g->unsent || !g->dest_first || !g->dest_next || !g->region_first ||
         !g->subsets || !g->in_region || !g->spans || aip_aux_alloc(&g->aux, size) != MPI_SUCCESS) {
