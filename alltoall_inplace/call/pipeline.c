@@ -132,7 +132,7 @@ static int agree_and_choose(aip_plan *plan, const aip_choices *choices, long lon
         (err = aip_nodes_get(call->comm, plan->private_comm, agreement.choices.ranks_per_node,
                              &plan->spare_nodes, &plan->nodes)) != MPI_SUCCESS)
         return aip_raise_mpi_error(call, err, "finding the nodes failed");
-    aip_nodes_release(plan->spare_nodes); /* not needed: the nodes were cached */
+    aip_nodes_release(plan->spare_nodes); /* unused: the nodes were cached, or not needed */
     plan->spare_nodes = NULL;
     AIP_Algorithm algorithm =
         aip_decide(call, plan->asked, plan->nodes ? &plan->nodes->shape : NULL,
