@@ -48,12 +48,63 @@ program pmpi_fortran
                      MPI_COMM_WORLD, ierr)
   call check_blocks_reversed('MPI_ALLTOALLW')
 
+  if (p > 1) call intercomm_calls()
+
   call MPI_ALLREDUCE(MPI_IN_PLACE, failed, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a,i0,a,i0)', 'pmpi_fortran: ranks ', p, ', failed checks ', failed
   call MPI_FINALIZE(ierr)
   if (failed /= 0) error stop 1
 
 contains
+
+  ! MPI_ALLTOALL, MPI_ALLTOALLV and MPI_ALLTOALLW out of place on an intercommunicator
+  ! of rank 0 and the others: groups of unequal sizes, so the per-peer arrays have one
+  ! entry per rank of the remote group (exactly that many here: the layer must not read
+  ! past them, as it once did sizing the datatypes of MPI_ALLTOALLW by the local group).
+  ! They go to MPI untouched; the message of world rank s to world rank d is as above.
+  ! (sbuf(1): the send buffer by its first element, a scalar like MPI_IN_PLACE above, for
+  ! gfortran's check of implicit interfaces under mpif.h.)
+  subroutine intercomm_calls()
+    integer :: local, inter, rp, first_remote, m
+    integer, allocatable :: sbuf(:), rbuf(:), icounts(:), idispls(:), ibytes(:), itypes(:)
+    first_remote = merge(1, 0, rank == 0)
+    call MPI_COMM_SPLIT(MPI_COMM_WORLD, merge(0, 1, rank == 0), rank, local, ierr)
+    call MPI_INTERCOMM_CREATE(local, 0, MPI_COMM_WORLD, first_remote, 97, inter, ierr)
+    call MPI_COMM_REMOTE_SIZE(inter, rp, ierr)
+    allocate(sbuf(n * rp), rbuf(n * rp), icounts(rp), idispls(rp), ibytes(rp), itypes(rp))
+    do j = 0, rp - 1
+      icounts(j + 1) = n
+      idispls(j + 1) = j * n
+      ibytes(j + 1) = j * n * 4
+      itypes(j + 1) = MPI_INTEGER
+    end do
+    do m = 1, 3
+      do j = 0, rp - 1
+        do k = 0, n - 1
+          sbuf(j * n + k + 1) = rank * 100000 + (first_remote + j) * 1000 + k
+        end do
+      end do
+      rbuf = -1
+      if (m == 1) then
+        call MPI_ALLTOALL(sbuf(1), n, MPI_INTEGER, rbuf, n, MPI_INTEGER, inter, ierr)
+      else if (m == 2) then
+        call MPI_ALLTOALLV(sbuf(1), icounts, idispls, MPI_INTEGER, rbuf, icounts, idispls, &
+                           MPI_INTEGER, inter, ierr)
+      else
+        call MPI_ALLTOALLW(sbuf(1), icounts, ibytes, itypes, rbuf, icounts, ibytes, itypes, &
+                           inter, ierr)
+      end if
+      call check('intercommunicator call', ierr == MPI_SUCCESS)
+      do j = 0, rp - 1
+        do k = 0, n - 1
+          call check('intercommunicator call', &
+                     rbuf(j * n + k + 1) == (first_remote + j) * 100000 + rank * 1000 + k)
+        end do
+      end do
+    end do
+    call MPI_COMM_FREE(inter, ierr)
+    call MPI_COMM_FREE(local, ierr)
+  end subroutine intercomm_calls
 
   subroutine fill_blocks()
     do j = 0, p - 1
