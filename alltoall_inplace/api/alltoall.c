@@ -37,7 +37,9 @@ static int run_in_place(const char *fn, int declines_unmovable, void *buf, int c
     aip_call call;
     int err;
 
-    if ((err = describe(&call, fn, buf, 1, count, datatype, comm)) != MPI_SUCCESS)
+    /* declines_unmovable: the PMPI layer's call, which takes MPI_BOTTOM as MPI does */
+    if ((err = describe(&call, fn, buf, declines_unmovable ? AIP_BUFFER_OR_BOTTOM : 1, count,
+                        datatype, comm)) != MPI_SUCCESS)
         return err;
     call.declines_unmovable = declines_unmovable;
     return aip_call_run(&call, options);

@@ -33,7 +33,9 @@ static int run(const char *fn, int declines_unmovable, void *buf, const int coun
     aip_call call;
     int err;
 
-    if ((err = describe(&call, fn, buf, 1, counts, displs, datatype, comm)) != MPI_SUCCESS)
+    /* declines_unmovable: the PMPI layer's call, which takes MPI_BOTTOM as MPI does */
+    if ((err = describe(&call, fn, buf, declines_unmovable ? AIP_BUFFER_OR_BOTTOM : 1, counts,
+                        displs, datatype, comm)) != MPI_SUCCESS)
         return err;
     call.declines_unmovable = declines_unmovable;
     return aip_call_run(&call, options);
