@@ -19,6 +19,8 @@ static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
         return err;
     if (count < 0)
         aip_call_error(call, MPI_ERR_COUNT, "count = %d is negative", count);
+    else if (count == 0 && datatype == MPI_DATATYPE_NULL)
+        aip_call_null_type_at_zero_count(call, "datatype");
     else
         aip_call_type_info(call, datatype, &type, "datatype");
     for (int j = 0; j < call->size && call->error == MPI_SUCCESS; j++)

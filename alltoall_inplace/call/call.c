@@ -107,6 +107,14 @@ void aip_call_rebase_bottom(aip_call *call)
     call->buf = (char *)(uintptr_t)lowest;
 }
 
+void aip_call_null_type_at_zero_count(aip_call *call, const char *what)
+{
+    if (call->error != MPI_SUCCESS)
+        return;
+    call->unmovable = 1;
+    aip_call_error(call, MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL (with a zero count)", what);
+}
+
 int aip_call_type_info(aip_call *call, MPI_Datatype type, aip_type_info *info, const char *what)
 {
     int err = aip_type_info_get(type, info);

@@ -93,6 +93,10 @@ void aip_call_rebase_bottom(aip_call *call);
 /* aip_type_info_get for the blocks of `what`, recording why it failed
  * (MPI_ERR_TYPE, or MPI_ERR_NO_MEM); returns whether *info is set. */
 int aip_call_type_info(aip_call *call, MPI_Datatype type, aip_type_info *info, const char *what);
+/* `what` is MPI_DATATYPE_NULL where its count is 0: an error here (MPI_ERR_TYPE), but the
+ * PMPI layer's calls decline it on every rank (as an unmovable datatype), for MPI's own
+ * call to judge: the MPIs differ (MPICH takes it, Open MPI's argument check does not). */
+void aip_call_null_type_at_zero_count(aip_call *call, const char *what);
 /* Whether the call has separate receive blocks. */
 static inline int aip_call_general(const aip_call *call)
 {

@@ -102,7 +102,9 @@ static int declined(int err, const char *fn, MPI_Comm comm)
     if (err != AIP_DECLINED)
         return 0;
     if (aip_env_debug() && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == 0)
-        fprintf(stderr, "alltoall_inplace: %s: MPI's own (a datatype is not contiguous bytes)\n",
+        fprintf(stderr,
+                "alltoall_inplace: %s: MPI's own (a datatype is not contiguous bytes, or is "
+                "MPI_DATATYPE_NULL at a zero count)\n",
                 fn);
     return 1;
 }
