@@ -14,6 +14,7 @@
 #      block (64 MiB) on MPI alone;
 #   5. Fortran callers, mpif.h and `use mpi`, with the MPI's mpif90 ($MPIFC).
 set -eu
+srcdir=$(cd "$(dirname "$0")" && pwd) # before any cd: $0 may be relative
 layer="$AIP_LIBDIR/liballtoall_inplace_pmpi.so"
 [ -f "$layer" ] || { echo "no $layer"; exit 1; }
 preload="env LD_PRELOAD=$layer LD_LIBRARY_PATH=$AIP_LIBDIR"
@@ -34,7 +35,7 @@ ran_ours() {
 }
 
 echo "== pmpi_test on MPI alone"
-"$MPIRUN" 4 "$TESTBIN/pmpi_test"
+"$MPIRUN" 4 "$TESTBIN/pmpi_test" --out-of-place
 
 for np in 1 2 3 5; do
     echo "== pmpi_test, layer preloaded, $np ranks"
@@ -106,7 +107,7 @@ for binding in mpif.h "use mpi"; do
     echo "== Fortran callers ($binding)"
     define=""
     [ "$binding" = mpif.h ] || define=-DUSE_MPI_MODULE
-    (cd "$tmp" && "$MPIFC" -O1 $define -o pmpi_fortran "$(cd "$(dirname "$0")" && pwd)/pmpi_fortran.F90")
+    (cd "$tmp" && "$MPIFC" -O1 $define -o pmpi_fortran "$srcdir/pmpi_fortran.F90")
     "$MPIRUN" 3 "$tmp/pmpi_fortran"
     AIP_DEBUG=1 "$MPIRUN" 3 $preload "$tmp/pmpi_fortran" 2>"$tmp/err"
     ran_ours "$tmp/err" MPI_Alltoall MPI_Alltoallv MPI_Alltoallw

@@ -374,6 +374,50 @@ static MPI_Datatype absolute_type(const element *at, int elements)
     return type;
 }
 
+/* Out of place, the sides of rank 0 alone laid out otherwise than by one count and datatype
+ * (AIP_Alltoall_oop's condition), which is MPI's own business: rank 0 sends its blocks as
+ * pairs of elements, or (bottom) names both buffers by absolute addresses over MPI_BOTTOM.
+ * Every rank must leave the call to MPI alike (a rank deciding alone would hang the rest). */
+static void alltoall_oop_rank_0_case(MPI_Comm comm, int bottom)
+{
+    int rank, p;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    size_t count = 4, n = count * (size_t)p;
+    int *counts = malloc(sizeof(int) * (size_t)p), *displs = malloc(sizeof(int) * (size_t)p);
+    for (int j = 0; j < p; j++) {
+        counts[j] = (int)count;
+        displs[j] = (int)count * j;
+    }
+    element *send = filled(n, rank, p, counts, displs), *recv = malloc(sizeof *recv * n);
+    poison_elements(recv, n);
+    MPI_Datatype two, sendtype, recvtype;
+    MPI_Type_contiguous(2, ELEMENT_MPI_TYPE, &two);
+    MPI_Type_commit(&two);
+    int err;
+    if (rank != 0)
+        err = MPI_Alltoall(send, (int)count, ELEMENT_MPI_TYPE, recv, (int)count, ELEMENT_MPI_TYPE,
+                           comm);
+    else if (!bottom)
+        err = MPI_Alltoall(send, (int)count / 2, two, recv, (int)count, ELEMENT_MPI_TYPE, comm);
+    else {
+        sendtype = absolute_type(send, (int)count);
+        recvtype = absolute_type(recv, (int)count);
+        err = MPI_Alltoall(MPI_BOTTOM, 1, sendtype, MPI_BOTTOM, 1, recvtype, comm);
+        MPI_Type_free(&sendtype);
+        MPI_Type_free(&recvtype);
+    }
+    test_count(err == MPI_SUCCESS && received(recv, n, rank, p, counts, displs),
+               bottom ? "MPI_Alltoall (oop) over MPI_BOTTOM on rank 0 alone (MPI's own)"
+                      : "MPI_Alltoall (oop), other send datatype on rank 0 alone (MPI's own)",
+               &passed, &failed, comm);
+    MPI_Type_free(&two);
+    free(send);
+    free(recv);
+    free(counts);
+    free(displs);
+}
+
 /* In place over MPI_BOTTOM, the buffer named by datatypes of absolute addresses (MPI-3.1
  * Sect. 4.1.12), on MPI_ERRORS_RETURN: the layer's MPI_Alltoall/v/w against MPI's own
  * (PMPI_*) on a copy, bit for bit, and against the expected values. */
@@ -679,6 +723,10 @@ int main(int argc, char **argv)
     alltoallw_case(world, 900);
     alltoallw_case(MPI_COMM_SELF, 4);
 
+    if (out_of_place) {
+        alltoall_oop_rank_0_case(world, 0);
+        alltoall_oop_rank_0_case(world, 1);
+    }
     intercomm_case(world);
     intercomm_v_w_case(world);
     bottom_case(world);

@@ -2,6 +2,7 @@
  * call.c - a call as its front end describes it: one byte range per peer
  * (two for a general call), with the local checks of each block.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,12 +108,22 @@ void aip_call_rebase_bottom(aip_call *call)
     call->buf = (char *)(uintptr_t)lowest;
 }
 
-void aip_call_null_type_at_zero_count(aip_call *call, const char *what)
+void aip_call_for_mpi(aip_call *call, const char *format, ...)
 {
-    if (call->error != MPI_SUCCESS)
+    va_list args;
+
+    if (call->error != MPI_SUCCESS) /* a worse error of this rank's stays an error */
         return;
     call->unmovable = 1;
-    aip_call_error(call, MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL (with a zero count)", what);
+    call->error = MPI_ERR_TYPE;
+    va_start(args, format);
+    vsnprintf(call->message, sizeof call->message, format, args);
+    va_end(args);
+}
+
+void aip_call_null_type_at_zero_count(aip_call *call, const char *what)
+{
+    aip_call_for_mpi(call, "%s is MPI_DATATYPE_NULL (with a zero count)", what);
 }
 
 int aip_call_type_info(aip_call *call, MPI_Datatype type, aip_type_info *info, const char *what)

@@ -93,9 +93,12 @@ void aip_call_rebase_bottom(aip_call *call);
 /* aip_type_info_get for the blocks of `what`, recording why it failed
  * (MPI_ERR_TYPE, or MPI_ERR_NO_MEM); returns whether *info is set. */
 int aip_call_type_info(aip_call *call, MPI_Datatype type, aip_type_info *info, const char *what);
-/* `what` is MPI_DATATYPE_NULL where its count is 0: an error here (MPI_ERR_TYPE), but the
- * PMPI layer's calls decline it on every rank (as an unmovable datatype), for MPI's own
- * call to judge: the MPIs differ (MPICH takes it, Open MPI's argument check does not). */
+/* This rank's arguments are for MPI's own call to judge: an MPI_ERR_TYPE error here, but
+ * the PMPI layer's calls decline on every rank (agreed as an unmovable datatype). */
+void aip_call_for_mpi(aip_call *call, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+/* `what` is MPI_DATATYPE_NULL where its count is 0: for MPI's own call (aip_call_for_mpi),
+ * since the MPIs differ (MPICH takes it, Open MPI's argument check does not). */
 void aip_call_null_type_at_zero_count(aip_call *call, const char *what);
 /* Whether the call has separate receive blocks. */
 static inline int aip_call_general(const aip_call *call)
@@ -133,8 +136,9 @@ int aip_report_mismatch(aip_call *call, MPI_Comm private_comm, long long *scratc
  * a datatype cannot be moved as bytes. */
 int aip_pmpi_alltoall(const char *fn, void *buf, int count, MPI_Datatype datatype,
                       MPI_Comm comm);
-int aip_pmpi_alltoall_oop(const char *fn, const void *sendbuf, void *recvbuf, int count,
-                          MPI_Datatype datatype, MPI_Comm comm);
+int aip_pmpi_alltoall_oop(const char *fn, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm);
 int aip_pmpi_alltoallv(const char *fn, void *buf, const int counts[], const int displs[],
                        MPI_Datatype datatype, MPI_Comm comm);
 int aip_pmpi_alltoallw(const char *fn, void *buf, const int counts[], const int displs[],

@@ -46,7 +46,7 @@ static int free_private_comm(MPI_Comm comm, int keyval, void *attribute, void *e
 
 /* ---- Freeing at MPI_Finalize. ---- */
 
-#define MAX_CLEANUPS 4
+#define MAX_CLEANUPS 8
 static void (*cleanups[MAX_CLEANUPS])(void);
 static int ncleanups, finalize_keyval = MPI_KEYVAL_INVALID;
 static pthread_mutex_t cleanups_lock = PTHREAD_MUTEX_INITIALIZER;
