@@ -12,7 +12,8 @@
 #   4. memory: a 256 MiB in-place MPI_Alltoall on 2 ranks grows VmHWM by at
 #      most the budget (1 MiB) + 4 MiB under the layer, by at least half a
 #      block (64 MiB) on MPI alone;
-#   5. Fortran callers, mpif.h and `use mpi`, with the MPI's mpif90 ($MPIFC).
+#   5. Fortran callers, mpif.h and `use mpi`, with the MPI's mpif90 ($MPIFC):
+#      ours must run both in-place MPI_ALLTOALLW, the one over MPI_BOTTOM too.
 set -eu
 srcdir=$(cd "$(dirname "$0")" && pwd) # before any cd: $0 may be relative
 layer="$AIP_LIBDIR/liballtoall_inplace_pmpi.so"
@@ -111,5 +112,7 @@ for binding in mpif.h "use mpi"; do
     "$MPIRUN" 3 "$tmp/pmpi_fortran"
     AIP_DEBUG=1 "$MPIRUN" 3 $preload "$tmp/pmpi_fortran" 2>"$tmp/err"
     ran_ours "$tmp/err" MPI_Alltoall MPI_Alltoallv MPI_Alltoallw
+    [ "$(grep -c "^alltoall_inplace: MPI_Alltoallw on" "$tmp/err")" -ge 2 ] ||
+        { cat "$tmp/err"; fail "MPI_ALLTOALLW over MPI_BOTTOM did not run ours"; }
 done
 echo "pmpi.sh: all passed"
