@@ -24,10 +24,14 @@
  * layer must decline on every rank); MPI_Alltoallv with zero counts,
  * permuted and gapped displacements;
  * MPI_Alltoallw with per-peer datatypes that differ between the two sides
- * of a pair; one rank (MPI_COMM_SELF); an intercommunicator (out of place,
- * passed through); sendcount, sendtype and the send arrays ignored in place
+ * of a pair; one rank (MPI_COMM_SELF); an intercommunicator of unequal
+ * groups (out of place, all three calls, passed through); in place over
+ * MPI_BOTTOM with datatypes of absolute addresses, and MPI_DATATYPE_NULL at
+ * zero counts, each against MPI's own (PMPI_*) on a copy, bit for bit and
+ * error class; sendcount, sendtype and the send arrays ignored in place
  * (garbage given); errors under MPI_ERRORS_RETURN, the same class everywhere
- * and the buffer untouched.
+ * and the buffer untouched; out of place, rank 0 alone with other send
+ * datatypes or MPI_BOTTOM (MPI's own on every rank).
  */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include <dlfcn.h>
