@@ -178,10 +178,15 @@ static route route_of(int k, MPI_Comm comm, const char *fn, int *err)
         return TO_MPI;
     case AGREED_ON:
         return TO_OURS;
-    case AGREED_BAD: /* the ranks with a bad value say which */
+    case AGREED_BAD: /* the ranks with a bad value say which; rank 0 says so in any case,
+                      * in case the error handler ends the job before they can */
+        PMPI_Comm_rank(comm, &rank);
         if (setting_value[k] < 0)
             snprintf(message, sizeof message, "%s=%s: must be 0 or 1 (%s)", settings[k].env,
                      setting_text[k], settings[k].help);
+        else if (rank == 0)
+            snprintf(message, sizeof message, "%s is neither 0 nor 1 on some rank (%s)",
+                     settings[k].env, settings[k].help);
         break;
     default: /* AGREED_DIFFERENT */
         PMPI_Comm_rank(comm, &rank);
