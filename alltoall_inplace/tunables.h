@@ -4,7 +4,8 @@
  *
  * Environment variables change the defaults of calls that do not set the
  * option themselves (AIP_Options); they are read at each call, so the
- * library holds no mutable global configuration.  AIP_FAULT_ALLOC, a hook
+ * library holds no mutable global configuration (the PMPI layer's two
+ * switches below are the exception).  AIP_FAULT_ALLOC, a hook
  * for tests rather than an option, is read once per process (call/alloc.c).
  *
  *   X(field, environment variable, default, help)
@@ -43,7 +44,9 @@
       "at exit")
 
 /* The PMPI layer's switches (liballtoall_inplace_pmpi, pmpi/pmpi.c): 0 or 1, read
- * at each call, the same on every rank (a call goes to ours or to MPI's on all).
+ * once per process, at the layer's first call, and agreed by the ranks of a communicator
+ * at its first call they govern (a call goes to ours or to MPI's on all; a bad value on
+ * any rank, or values that differ, is MPI_ERR_ARG on every rank).
  *   X(field, environment variable, default, help) */
 #define AIP_PMPI_TUNABLES(X)                                                            \
     X(in_place, "AIP_PMPI_IN_PLACE", "1",                                               \

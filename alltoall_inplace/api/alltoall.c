@@ -19,6 +19,8 @@ static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
         return err;
     if (count < 0)
         aip_call_error(call, MPI_ERR_COUNT, "count = %d is negative", count);
+    else if (count == 0 && datatype == MPI_DATATYPE_NULL)
+        aip_call_null_type_at_zero_count(call, "datatype");
     else
         aip_call_type_info(call, datatype, &type, "datatype");
     for (int j = 0; j < call->size && call->error == MPI_SUCCESS; j++)
@@ -37,7 +39,9 @@ static int run_in_place(const char *fn, int declines_unmovable, void *buf, int c
     aip_call call;
     int err;
 
-    if ((err = describe(&call, fn, buf, 1, count, datatype, comm)) != MPI_SUCCESS)
+    /* declines_unmovable: the PMPI layer's call, which takes MPI_BOTTOM as MPI does */
+    if ((err = describe(&call, fn, buf, declines_unmovable ? AIP_BUFFER_OR_BOTTOM : 1, count,
+                        datatype, comm)) != MPI_SUCCESS)
         return err;
     call.declines_unmovable = declines_unmovable;
     return aip_call_run(&call, options);
@@ -90,9 +94,12 @@ static void extent_of_blocks(const aip_call *call, MPI_Aint *first, MPI_Aint *la
         }
 }
 
+/* for_mpi: the PMPI layer's call, whose sendbuf cannot be laid out as recvbuf by count and
+ * datatype (its own differ, or MPI_BOTTOM: the datatypes' addresses are those of one of the
+ * buffers), so MPI's own runs it; decided with every rank, as each rank's arguments may differ. */
 static int run_out_of_place(const char *fn, int declines_unmovable, const void *sendbuf,
                             void *recvbuf, int count, MPI_Datatype datatype, MPI_Comm comm,
-                            const AIP_Options *options)
+                            const AIP_Options *options, int for_mpi)
 {
     aip_call call;
     MPI_Aint first, last;
@@ -100,10 +107,13 @@ static int run_out_of_place(const char *fn, int declines_unmovable, const void *
 
     if (sendbuf == MPI_IN_PLACE) /* as MPI_Alltoall does */
         return run_in_place(fn, declines_unmovable, recvbuf, count, datatype, comm, options);
-    if ((err = describe(&call, fn, recvbuf, 1, count, datatype, comm)) != MPI_SUCCESS)
+    if ((err = describe(&call, fn, recvbuf, declines_unmovable ? AIP_BUFFER_OR_BOTTOM : 1,
+                        count, datatype, comm)) != MPI_SUCCESS)
         return err;
     call.declines_unmovable = declines_unmovable;
     call.sendbuf = sendbuf;
+    if (for_mpi)
+        aip_call_for_mpi(&call, "the send buffer is not laid out as the receive buffer");
     if (call.error == MPI_SUCCESS)
         extent_of_blocks(&call, &first, &last);
     if (call.error == MPI_SUCCESS && first < last) {
@@ -122,13 +132,16 @@ int AIP_Alltoall_oop_opt(const void *sendbuf, void *recvbuf, int count, MPI_Data
                          MPI_Comm comm, const AIP_Options *options)
 {
     return run_out_of_place("AIP_Alltoall_oop", 0, sendbuf, recvbuf, count, datatype, comm,
-                            options);
+                            options, 0);
 }
 
-int aip_pmpi_alltoall_oop(const char *fn, const void *sendbuf, void *recvbuf, int count,
-                          MPI_Datatype datatype, MPI_Comm comm)
+int aip_pmpi_alltoall_oop(const char *fn, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return run_out_of_place(fn, 1, sendbuf, recvbuf, count, datatype, comm, NULL);
+    int for_mpi = sendcount != recvcount || sendtype != recvtype || sendbuf == MPI_BOTTOM ||
+                  recvbuf == MPI_BOTTOM;
+    return run_out_of_place(fn, 1, sendbuf, recvbuf, recvcount, recvtype, comm, NULL, for_mpi);
 }
 
 int AIP_Alltoall_oop(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,

@@ -4,6 +4,14 @@
  */
 #include "call/call.h"
 
+static int all_zero(const int counts[], int n)
+{
+    for (int j = 0; j < n; j++)
+        if (counts[j] != 0)
+            return 0;
+    return 1;
+}
+
 static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
                     const int counts[], const int displs[], MPI_Datatype datatype, MPI_Comm comm)
 {
@@ -14,6 +22,8 @@ static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
         return err;
     if (!counts || !displs)
         aip_call_error(call, MPI_ERR_ARG, "%s is NULL", counts ? "displs" : "counts");
+    else if (datatype == MPI_DATATYPE_NULL && all_zero(counts, call->size))
+        aip_call_null_type_at_zero_count(call, "datatype");
     else
         aip_call_type_info(call, datatype, &type, "datatype");
     for (int j = 0; j < call->size && call->error == MPI_SUCCESS; j++) {
@@ -33,7 +43,9 @@ static int run(const char *fn, int declines_unmovable, void *buf, const int coun
     aip_call call;
     int err;
 
-    if ((err = describe(&call, fn, buf, 1, counts, displs, datatype, comm)) != MPI_SUCCESS)
+    /* declines_unmovable: the PMPI layer's call, which takes MPI_BOTTOM as MPI does */
+    if ((err = describe(&call, fn, buf, declines_unmovable ? AIP_BUFFER_OR_BOTTOM : 1, counts,
+                        displs, datatype, comm)) != MPI_SUCCESS)
         return err;
     call.declines_unmovable = declines_unmovable;
     return aip_call_run(&call, options);

@@ -14,7 +14,7 @@ static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
     aip_type_info type;
     MPI_Datatype analysed = MPI_DATATYPE_NULL; /* consecutive peers often share a type */
     char what[32];
-    int err;
+    int err, null_at = -1;
 
     if ((err = aip_call_begin(call, fn, buf, binds_buffer, comm, 0)) != MPI_SUCCESS)
         return err;
@@ -27,12 +27,20 @@ static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
             aip_call_error(call, MPI_ERR_COUNT, "counts[%d] = %d is negative", j, counts[j]);
             break;
         }
+        if (counts[j] == 0 && datatypes[j] == MPI_DATATYPE_NULL) {
+            null_at = null_at < 0 ? j : null_at; /* after the loop: worse errors first */
+            continue;
+        }
         if (datatypes[j] != analysed || analysed == MPI_DATATYPE_NULL) {
             if (!aip_call_type_info(call, datatypes[j], &type, what))
                 break; /* type is not filled in */
             analysed = datatypes[j];
         }
         aip_call_set_block(call, call->blocks, j, counts[j], &type, displs[j], what);
+    }
+    if (null_at >= 0) {
+        snprintf(what, sizeof what, "datatypes[%d]", null_at);
+        aip_call_null_type_at_zero_count(call, what);
     }
     return MPI_SUCCESS;
 }
@@ -44,7 +52,9 @@ static int run(const char *fn, int declines_unmovable, void *buf, const int coun
     aip_call call;
     int err;
 
-    if ((err = describe(&call, fn, buf, 1, counts, displs, datatypes, comm)) != MPI_SUCCESS)
+    /* declines_unmovable: the PMPI layer's call, which takes MPI_BOTTOM as MPI does */
+    if ((err = describe(&call, fn, buf, declines_unmovable ? AIP_BUFFER_OR_BOTTOM : 1, counts,
+                        displs, datatypes, comm)) != MPI_SUCCESS)
         return err;
     call.declines_unmovable = declines_unmovable;
     return aip_call_run(&call, options);

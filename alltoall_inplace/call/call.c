@@ -2,6 +2,7 @@
  * call.c - a call as its front end describes it: one byte range per peer
  * (two for a general call), with the local checks of each block.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,13 +65,65 @@ void aip_call_set_block(aip_call *call, aip_block *blocks, int peer, int count,
                        what, peer);
         return;
     }
-    if (call->binds_buffer && (!call->buf || call->buf == MPI_IN_PLACE)) {
+    /* MPI's own calls take MPI_BOTTOM (NULL in Open MPI and MPICH) with datatypes of
+     * absolute addresses (MPI-3.1 Sect. 4.1.12), so the PMPI layer must too; AIP_* keep
+     * NULL an error: they do not promise MPI_BOTTOM, and there NULL is a failed malloc. */
+    if (call->binds_buffer &&
+        (call->buf == MPI_IN_PLACE ||
+         (!call->buf && call->binds_buffer != AIP_BUFFER_OR_BOTTOM))) {
         aip_call_error(call, MPI_ERR_BUFFER, "buf is %s but the block for rank %d has %lld bytes",
                        call->buf ? "MPI_IN_PLACE" : "NULL", peer, (long long)bytes);
         return;
     }
     blocks[peer].offset = displacement + type->true_lb;
     blocks[peer].bytes = bytes;
+}
+
+void aip_call_rebase_bottom(aip_call *call)
+{
+    MPI_Aint lowest = 0;
+    int found = 0;
+
+    if (call->binds_buffer != AIP_BUFFER_OR_BOTTOM || call->buf != MPI_BOTTOM ||
+        call->error != MPI_SUCCESS)
+        return;
+    /* The executors add offsets to buf, and arithmetic on a null pointer is undefined in
+     * C: the buffer becomes the lowest block's address (no data: nothing moves, NULL stays). */
+    for (int general = 0; general <= aip_call_general(call); general++) {
+        const aip_block *blocks = general ? call->recv_blocks : call->blocks;
+        for (int j = 0; j < call->size; j++)
+            if (blocks[j].bytes > 0 && (!found || blocks[j].offset < lowest)) {
+                lowest = blocks[j].offset;
+                found = 1;
+            }
+    }
+    if (!found)
+        return;
+    for (int general = 0; general <= aip_call_general(call); general++) {
+        aip_block *blocks = general ? call->recv_blocks : call->blocks;
+        for (int j = 0; j < call->size; j++)
+            blocks[j].offset -= lowest;
+    }
+    call->first_offset -= lowest;
+    call->buf = (char *)(uintptr_t)lowest;
+}
+
+void aip_call_for_mpi(aip_call *call, const char *format, ...)
+{
+    va_list args;
+
+    if (call->error != MPI_SUCCESS) /* a worse error of this rank's stays an error */
+        return;
+    call->unmovable = 1;
+    call->error = MPI_ERR_TYPE;
+    va_start(args, format);
+    vsnprintf(call->message, sizeof call->message, format, args);
+    va_end(args);
+}
+
+void aip_call_null_type_at_zero_count(aip_call *call, const char *what)
+{
+    aip_call_for_mpi(call, "%s is MPI_DATATYPE_NULL (with a zero count)", what);
 }
 
 int aip_call_type_info(aip_call *call, MPI_Datatype type, aip_type_info *info, const char *what)

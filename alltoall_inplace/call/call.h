@@ -46,7 +46,8 @@ typedef struct aip_type_info {
 typedef struct aip_call {
     const char *fn; /* public name, for messages */
     char *buf;      /* NULL for a plan: the buffer comes with each execution */
-    int binds_buffer; /* one-shot: buf is the caller's and checked with the blocks */
+    int binds_buffer; /* one-shot: buf is the caller's and checked with the blocks
+                       * (AIP_BUFFER_OR_BOTTOM: buf NULL is MPI_BOTTOM, offsets addresses) */
     MPI_Comm comm;  /* the caller's communicator */
     int rank, size;
     aip_block *blocks;      /* one per rank; the send blocks of a general call */
@@ -78,15 +79,27 @@ typedef struct aip_choices {
 #define AIP_DECLINED (-1)
 
 /* call.c: describing a call.  general: the call has separate receive blocks
- * (AIP_Alltoallv_general); buf NULL with binds_buffer 0 describes a plan. */
+ * (AIP_Alltoallv_general); buf NULL with binds_buffer 0 describes a plan.  binds_buffer
+ * AIP_BUFFER_OR_BOTTOM: the PMPI layer's one-shot calls, where buf may be MPI_BOTTOM. */
+#define AIP_BUFFER_OR_BOTTOM 2
 int aip_call_begin(aip_call *call, const char *fn, void *buf, int binds_buffer, MPI_Comm comm,
                    int general);
 void aip_call_set_block(aip_call *call, aip_block *blocks, int peer, int count,
                         const aip_type_info *type, MPI_Aint displacement, const char *what);
 void aip_call_free(aip_call *call);
+/* Once the blocks are described: a call of AIP_BUFFER_OR_BOTTOM on MPI_BOTTOM gets a
+ * buffer of its own, its lowest block, and offsets relative to it. */
+void aip_call_rebase_bottom(aip_call *call);
 /* aip_type_info_get for the blocks of `what`, recording why it failed
  * (MPI_ERR_TYPE, or MPI_ERR_NO_MEM); returns whether *info is set. */
 int aip_call_type_info(aip_call *call, MPI_Datatype type, aip_type_info *info, const char *what);
+/* This rank's arguments are for MPI's own call to judge: an MPI_ERR_TYPE error here, but
+ * the PMPI layer's calls decline on every rank (agreed as an unmovable datatype). */
+void aip_call_for_mpi(aip_call *call, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+/* `what` is MPI_DATATYPE_NULL where its count is 0: for MPI's own call (aip_call_for_mpi),
+ * since the MPIs differ (MPICH takes it, Open MPI's argument check does not). */
+void aip_call_null_type_at_zero_count(aip_call *call, const char *what);
 /* Whether the call has separate receive blocks. */
 static inline int aip_call_general(const aip_call *call)
 {
@@ -125,8 +138,9 @@ int aip_report_mismatch(aip_call *call, MPI_Comm private_comm, long long *scratc
  * a datatype cannot be moved as bytes. */
 int aip_pmpi_alltoall(const char *fn, void *buf, int count, MPI_Datatype datatype,
                       MPI_Comm comm);
-int aip_pmpi_alltoall_oop(const char *fn, const void *sendbuf, void *recvbuf, int count,
-                          MPI_Datatype datatype, MPI_Comm comm);
+int aip_pmpi_alltoall_oop(const char *fn, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm);
 int aip_pmpi_alltoallv(const char *fn, void *buf, const int counts[], const int displs[],
                        MPI_Datatype datatype, MPI_Comm comm);
 int aip_pmpi_alltoallw(const char *fn, void *buf, const int counts[], const int displs[],

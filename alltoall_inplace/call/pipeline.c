@@ -182,6 +182,7 @@ int aip_plan_create(aip_call *call, const AIP_Options *options, aip_plan **creat
         if (aip_call_general(call))
             aip_check_overlap(call, call->recv_blocks, "receive ");
     }
+    aip_call_rebase_bottom(call);
     long long budget =
         plan->options.aux_bytes > 0 ? plan->options.aux_bytes : AIP_AUX_BYTES_MIN;
     aip_choices choices = {

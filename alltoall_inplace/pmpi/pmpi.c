@@ -22,19 +22,27 @@
  *   - errors are raised on the communicator's error handler and returned,
  *     as MPI does, with the same class on every rank; intercommunicators and
  *     MPI_COMM_NULL go to MPI, which reports them in its own words;
+ *   - MPI_BOTTOM in place runs ours, the blocks at the datatypes' absolute
+ *     addresses; MPI_DATATYPE_NULL at a zero count, where the MPIs differ, is
+ *     declined like a gapped datatype;
  *   - MPI calls that the library itself makes while it runs one of ours
  *     (its own out-of-place MPI_Alltoall of sizes, say) pass straight
  *     through: a thread-local flag, so threads of MPI_THREAD_MULTIPLE
  *     programs do not see each other's.
  * Out-of-place MPI_Alltoall runs ours only when asked ($AIP_PMPI_OUT_OF_PLACE,
- * tunables.h), and only with the same count and datatype on both sides:
- * AIP_Alltoall_oop lays out both buffers by one datatype.
+ * tunables.h), and only with the same count and datatype on both sides
+ * (AIP_Alltoall_oop lays out both buffers by one datatype): where a rank's
+ * differ, the front end declines on every rank.  Every decision between ours
+ * and MPI's is the same on all ranks: the settings are agreed once per
+ * communicator (below), the rest in the front end's agreement.
  *
  * Fortran callers of MPICH reach these symbols (its bindings call MPI_*);
  * Open MPI's bindings call PMPI_* and get Fortran symbols of their own
  * (pmpi_fortran.c).  The large-count (_c) functions of MPI-4, the nonblocking
  * and persistent variants and mpi_f08's bindings are not intercepted.
  */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,13 +67,84 @@ static const struct {
 #undef SETTING_ROW
 };
 
-/* 0 or 1 as setting k says; -1 if it says something else. */
-static int setting(int k)
+/* Each setting as this process read it, once, at the layer's first call: 0 or 1, or -1 if
+ * it says something else (its text kept for the message).  Read once, so that every
+ * communicator's agreement below sees the same values. */
+static int setting_value[N_SETTINGS];
+static char setting_text[N_SETTINGS][64];
+static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
+
+static void read_settings(void)
 {
-    const char *value = getenv(settings[k].env);
-    if (!value || !*value)
-        value = settings[k].fallback;
-    return strcmp(value, "0") == 0 ? 0 : strcmp(value, "1") == 0 ? 1 : -1;
+    for (int k = 0; k < N_SETTINGS; k++) {
+        const char *value = getenv(settings[k].env);
+        if (!value || !*value)
+            value = settings[k].fallback;
+        snprintf(setting_text[k], sizeof setting_text[k], "%s", value);
+        setting_value[k] = strcmp(value, "0") == 0 ? 0 : strcmp(value, "1") == 0 ? 1 : -1;
+    }
+}
+
+/* ---- The settings agreed on a communicator ----------------------------- */
+
+/* Whether a call runs ours or MPI's must be the same on every rank (a rank in MPI's own
+ * collective while the others run ours would hang them all), and a bad setting must be
+ * the same error on every rank (README, Errors).  So the ranks of a communicator agree on
+ * the settings in one small MPI_Allreduce, at the first call on it that a setting governs,
+ * and keep the result in an attribute of the communicator: later calls pay nothing (no
+ * copy function: a duplicate agrees anew).  Per setting, what all ranks said: */
+enum { AGREED_OFF = 0, AGREED_ON = 1, AGREED_BAD, AGREED_DIFFERENT, AGREED_BITS = 2 };
+
+static int agreed_keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t agreed_keyval_once = PTHREAD_ONCE_INIT;
+
+static void free_agreed_keyval(void)
+{
+    PMPI_Comm_free_keyval(&agreed_keyval);
+}
+
+static void create_agreed_keyval(void)
+{
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &agreed_keyval,
+                                NULL) == MPI_SUCCESS)
+        aip_at_finalize(free_agreed_keyval);
+}
+
+/* agreed[k] for every setting, from comm's attribute or, the first time, from the ranks. */
+static int agree_settings(MPI_Comm comm, int agreed[N_SETTINGS])
+{
+    int words[2 * N_SETTINGS], found, err;
+    void *cached;
+    intptr_t packed = 1; /* bit 0: set, so that a stored value is never NULL */
+
+    pthread_once(&settings_once, read_settings);
+    pthread_once(&agreed_keyval_once, create_agreed_keyval);
+    if (agreed_keyval == MPI_KEYVAL_INVALID)
+        return MPI_ERR_INTERN;
+    if ((err = PMPI_Comm_get_attr(comm, agreed_keyval, &cached, &found)) != MPI_SUCCESS)
+        return err;
+    if (!found) {
+        for (int k = 0; k < N_SETTINGS; k++) { /* minima of the values and of their negations */
+            words[k] = setting_value[k];
+            words[N_SETTINGS + k] = -setting_value[k];
+        }
+        if ((err = PMPI_Allreduce(MPI_IN_PLACE, words, 2 * N_SETTINGS, MPI_INT, MPI_MIN,
+                                  comm)) != MPI_SUCCESS)
+            return err;
+        for (int k = 0; k < N_SETTINGS; k++) {
+            int lowest = words[k], highest = -words[N_SETTINGS + k];
+            intptr_t state = lowest < 0 ? AGREED_BAD
+                             : lowest != highest ? AGREED_DIFFERENT
+                                                 : lowest;
+            packed |= state << (1 + AGREED_BITS * k);
+        }
+        if ((err = PMPI_Comm_set_attr(comm, agreed_keyval, (void *)packed)) != MPI_SUCCESS)
+            return err;
+        cached = (void *)packed;
+    }
+    for (int k = 0; k < N_SETTINGS; k++)
+        agreed[k] = (int)(((intptr_t)cached >> (1 + AGREED_BITS * k)) & ((1 << AGREED_BITS) - 1));
+    return MPI_SUCCESS;
 }
 
 /* ---- Which calls run ours ---------------------------------------------- */
@@ -74,24 +153,52 @@ static _Thread_local int inside_ours;
 
 typedef enum route { TO_MPI, TO_OURS, TO_ERROR } route;
 
-/* Whether a call on comm that setting k governs runs ours; TO_ERROR after
- * raising MPI_ERR_ARG (*err) if the setting is neither 0 nor 1. */
+/* Whether a call on comm that setting k governs runs ours, the same on every rank;
+ * TO_ERROR after raising MPI_ERR_ARG (*err) on every rank if some rank's setting is
+ * neither 0 nor 1, or the ranks' settings differ. */
 static route route_of(int k, MPI_Comm comm, const char *fn, int *err)
 {
-    int inter, on;
+    int inter, agreed[N_SETTINGS], e, rank = 0;
+    char message[512] = "";
 
-    if (inside_ours || comm == MPI_COMM_NULL)
+    /* What MPI_Comm_test_inter says is the same on every rank: no agreement needed, and
+     * none is possible on MPI_COMM_NULL or an invalid communicator (MPI reports them). */
+    if (inside_ours || comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS ||
+        inter)
         return TO_MPI;
-    if ((on = setting(k)) < 0) {
-        char message[512];
-        snprintf(message, sizeof message, "%s=%s: must be 0 or 1 (%s)", settings[k].env,
-                 getenv(settings[k].env), settings[k].help);
-        *err = aip_raise(comm, MPI_ERR_ARG, fn, message);
+    if ((e = agree_settings(comm, agreed)) != MPI_SUCCESS) {
+        int error_class = MPI_ERR_OTHER;
+        PMPI_Error_class(e, &error_class);
+        snprintf(message, sizeof message, "agreeing on %s failed", settings[k].env);
+        *err = aip_raise(comm, error_class, fn, message);
         return TO_ERROR;
     }
-    if (!on || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+    switch (agreed[k]) {
+    case AGREED_OFF:
         return TO_MPI;
-    return TO_OURS;
+    case AGREED_ON:
+        return TO_OURS;
+    case AGREED_BAD: /* the ranks with a bad value say which; rank 0 says so in any case,
+                      * in case the error handler ends the job before they can */
+        PMPI_Comm_rank(comm, &rank);
+        if (setting_value[k] < 0)
+            snprintf(message, sizeof message, "%s=%s: must be 0 or 1 (%s)", settings[k].env,
+                     setting_text[k], settings[k].help);
+        else if (rank == 0)
+            snprintf(message, sizeof message, "%s is neither 0 nor 1 on some rank (%s)",
+                     settings[k].env, settings[k].help);
+        break;
+    default: /* AGREED_DIFFERENT */
+        PMPI_Comm_rank(comm, &rank);
+        if (rank == 0)
+            snprintf(message, sizeof message,
+                     "the ranks gave different %s (0 on some, 1 on others); all must give the "
+                     "same (%s)",
+                     settings[k].env, settings[k].help);
+        break;
+    }
+    *err = aip_raise(comm, MPI_ERR_ARG, fn, message);
+    return TO_ERROR;
 }
 
 /* After one of ours ran: err, or MPI's own call (run by the caller) if ours declined. */
@@ -102,7 +209,10 @@ static int declined(int err, const char *fn, MPI_Comm comm)
     if (err != AIP_DECLINED)
         return 0;
     if (aip_env_debug() && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == 0)
-        fprintf(stderr, "alltoall_inplace: %s: MPI's own (a datatype is not contiguous bytes)\n",
+        fprintf(stderr,
+                "alltoall_inplace: %s: MPI's own (a datatype is not contiguous bytes, or "
+                "arguments MPI's own must judge: MPI_DATATYPE_NULL at a zero count, MPI_BOTTOM "
+                "out of place, send and receive layouts that differ)\n",
                 fn);
     return 1;
 }
@@ -115,16 +225,16 @@ int aip_layer_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     static const char fn[] = "MPI_Alltoall";
     int in_place = sendbuf == MPI_IN_PLACE, err = MPI_SUCCESS;
 
-    /* AIP_Alltoall_oop lays out both buffers by one count and datatype */
-    route to = in_place || (sendcount == recvcount && sendtype == recvtype)
-                   ? route_of(in_place ? SETTING_in_place : SETTING_out_of_place, comm, fn, &err)
-                   : TO_MPI;
+    /* Out of place, AIP_Alltoall_oop lays out both buffers by one count and datatype; where
+     * a rank's differ, the front end declines on every rank (a rank alone must not decide) */
+    route to = route_of(in_place ? SETTING_in_place : SETTING_out_of_place, comm, fn, &err);
     if (to == TO_ERROR)
         return err;
     if (to == TO_OURS) {
         inside_ours = 1;
         err = in_place ? aip_pmpi_alltoall(fn, recvbuf, recvcount, recvtype, comm)
-                       : aip_pmpi_alltoall_oop(fn, sendbuf, recvbuf, recvcount, recvtype, comm);
+                       : aip_pmpi_alltoall_oop(fn, sendbuf, sendcount, sendtype, recvbuf,
+                                               recvcount, recvtype, comm);
         inside_ours = 0;
         if (!declined(err, fn, comm))
             return err;

@@ -107,10 +107,14 @@ static void fortran_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdi
     MPI_Comm c_comm = MPI_Comm_f2c(*comm);
     void *c_sendbuf = c_buffer(sendbuf);
     MPI_Datatype *c_sendtypes = NULL, *c_recvtypes;
-    int size;
+    int size, inter;
 
-    /* Only the datatypes are per peer; MPI_IN_PLACE leaves sendtypes unread. */
-    if ((*ierr = (MPI_Fint)MPI_Comm_size(c_comm, &size)) != MPI_SUCCESS)
+    /* Only the datatypes are per peer, one per rank of the group the call sends to and
+     * receives from: on an intercommunicator the remote group, whose size need not be the
+     * local one (as MPI's own binding sizes them); MPI_IN_PLACE leaves sendtypes unread. */
+    if ((*ierr = (MPI_Fint)MPI_Comm_test_inter(c_comm, &inter)) != MPI_SUCCESS ||
+        (*ierr = (MPI_Fint)(inter ? MPI_Comm_remote_size(c_comm, &size)
+                                  : MPI_Comm_size(c_comm, &size))) != MPI_SUCCESS)
         return;
     c_recvtypes = c_types(recvtypes, size);
     if (c_sendbuf != MPI_IN_PLACE)
