@@ -1,8 +1,9 @@
 #!/bin/sh
 # AIP_Bcast_rma against MPI_Bcast on p = 1..9 ranks (bcast_test: every root,
 # the three trees and auto, nodes of 1, 2, 3 ranks and as MPI finds them,
-# sizes around the chunk, gapped and mixed datatypes, window reuse, errors).
-# One seed per run, printed, so that a failure can be replayed with
+# sizes around the chunk, gapped and mixed datatypes, window reuse, errors);
+# bcast_world_test: on MPI_COMM_WORLD itself and on a communicator never
+# freed, through MPI_Finalize.  One seed per run, printed, so that a failure can be replayed with
 # AIP_TEST_SEED=<seed>.  MPICH, whose every wait spins, runs every root with
 # every tree up to 5 ranks and roots 0 and p-1 above (3 minutes instead of 5).
 set -e
@@ -24,4 +25,9 @@ out=$(AIP_DEBUG=1 "$MPIRUN" 4 "$TESTBIN/bcast_test" --seed "$seed" --quick 1 2>&
 for expected in "4 ranks, [0-9] nodes: binary (auto), 684 bytes" \
     "4 ranks, [0-9] nodes: binary (auto), 393228 bytes"; do
     echo "$out" | grep -q "$expected" || { echo "$out"; echo "bcast.sh: no '$expected'"; exit 1; }
+done
+# On MPI_COMM_WORLD and a duplicate left to MPI_Finalize: the windows cached
+# there are freed while MPI still works (a crash after right results fails).
+for np in 2 4; do
+    "$MPIRUN" "$np" "$TESTBIN/bcast_world_test" --seed "$seed"
 done

@@ -34,6 +34,7 @@ typedef struct aip_bcast_windows {
     int no_rma;         /* MPI could not make the windows on some rank: MPI_Bcast instead */
     int warned;         /* ... and rank 0 said so */
     int *ints;          /* the memory of node_of, leader_of, children */
+    aip_cached cached;  /* freed when MPI_Finalize begins, if comm is not freed before */
 } aip_bcast_windows;
 
 /* The budget's slot size: the same on every rank for the same budget. */

@@ -16,6 +16,11 @@
  * (MPI_Win_create), into which the leaders of other nodes put; the other
  * ranks expose nothing there.  The shared window stays in a passive-target
  * epoch (MPI_Win_lock_all) for its whole life, as MPI_Win_sync requires.
+ *
+ * A communicator the user never frees, MPI_COMM_WORLD first of all, keeps
+ * its windows until MPI_Finalize; they must be freed when it begins, while
+ * one-sided communication still works, not when MPI deletes
+ * MPI_COMM_WORLD's attributes (call/comm.c): the attribute is tracked.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -57,7 +62,9 @@ static int delete_windows(MPI_Comm comm, int keyval, void *attribute, void *extr
     (void)comm;
     (void)keyval;
     (void)extra_state;
-    windows_free(attribute);
+    aip_bcast_windows *windows = attribute;
+    aip_cache_untrack(&windows->cached);
+    windows_free(windows);
     return MPI_SUCCESS;
 }
 
@@ -211,6 +218,7 @@ int aip_bcast_windows_get(MPI_Comm comm, MPI_Comm private_comm, long long budget
         windows_free(w);
         return err;
     }
+    aip_cache_track(&w->cached, comm, windows_keyval);
     *windows = w;
     return MPI_SUCCESS;
 }
