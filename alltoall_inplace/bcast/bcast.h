@@ -31,7 +31,9 @@ typedef struct aip_bcast_windows {
     MPI_Group group;    /* of the communicator, for the PSCW groups */
     size_t slot_bytes;  /* the segment holds AIP_BCAST_SLOTS slots of one chunk */
     unsigned long long chunks_done; /* on this communicator: chunk c uses slot c % SLOTS */
+    int host_size;      /* the ranks on my host (MPI_COMM_TYPE_SHARED) */
     int no_rma;         /* MPI could not make the windows on some rank: MPI_Bcast instead */
+    int osc_unsafe;     /* ... or they were not made: Open MPI's osc/rdma (bcast_windows.c) */
     int warned;         /* ... and rank 0 said so */
     int *ints;          /* the memory of node_of, leader_of, children */
     aip_cached cached;  /* freed when MPI_Finalize begins, if comm is not freed before */

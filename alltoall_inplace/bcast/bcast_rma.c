@@ -301,13 +301,22 @@ int AIP_Bcast_rma_opt(void *buf, int count, MPI_Datatype datatype, int root, MPI
         goto out;
     }
     if (!windows || windows->no_rma) {
+        static int told_osc; /* the same on every communicator: said once */
+        if (windows && windows->osc_unsafe && told_osc)
+            windows->warned = 1;
         if (debug || (windows && !windows->warned && call.rank == 0))
             fprintf(stderr, "alltoall_inplace: %s: MPI_Bcast, as %s\n", fn,
-                    windows ? "MPI cannot make the windows on this communicator"
-                            : "an element of some rank's datatype is larger than its budget "
-                              "or not packed as its bytes");
-        if (windows)
+                    !windows ? "an element of some rank's datatype is larger than its budget "
+                               "or not packed as its bytes"
+                    : windows->osc_unsafe
+                        ? "Open MPI < 5's osc/rdma may mix up windows made at the same time "
+                          "on other communicators (OMPI_MCA_osc=sm,pt2pt keeps one-sided "
+                          "communication)"
+                        : "MPI cannot make the windows on this communicator");
+        if (windows) {
             windows->warned = 1;
+            told_osc |= windows->osc_unsafe;
+        }
         if ((err = MPI_Bcast(buf, count, datatype, root, private_comm)) != MPI_SUCCESS)
             err = aip_raise_mpi_error(&call, err, "MPI_Bcast failed");
         goto out;

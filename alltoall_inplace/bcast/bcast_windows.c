@@ -21,9 +21,28 @@
  * its windows until MPI_Finalize; they must be freed when it begins, while
  * one-sided communication still works, not when MPI deletes
  * MPI_COMM_WORLD's attributes (call/comm.c): the attribute is tracked.
+ *
+ * Open MPI before 5.0: its osc/rdma component, where ranks of a window share
+ * a host, keeps the window's state in a file named after the host, the job
+ * and the context id of the window's communicator (/dev/shm/osc_rdma.<host>
+ * .<job>.<cid>; Open MPI 5 adds the creating process's pid, open-mpi/ompi
+ * #9492, #9495).  Context ids are unique only among communicators that
+ * share a process: the halves of an MPI_Comm_split may get the same one.
+ * Two such windows made at the same time on one host then share that file,
+ * and puts land in the other window's memory or never complete (wrong data
+ * or a hang: tests/bcast_split_test).  The library cannot know what other
+ * communicators do, so where that component may be chosen for the window
+ * between nodes and some host holds two of its ranks, no window is made and
+ * the broadcasts are MPI_Bcast's (no_rma), agreed where the windows would
+ * have been made.  The choice is read from the "osc" control variable
+ * (MPI_T; set by --mca osc or OMPI_MCA_osc): a list that leaves rdma out
+ * keeps the one-sided broadcast (sm,pt2pt; with UCX, ucx,sm; sm makes the
+ * shared window).  That window alone (one node) is osc/sm's, whose file
+ * names carry the creating rank since Open MPI 3.1: it is made.
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bcast/bcast.h"
 
@@ -80,6 +99,62 @@ static void create_keyval(void)
         aip_at_finalize(free_keyval);
 }
 
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+/* Whether Open MPI's component list `list` ("a,b", or "^a,b" for all but
+ * those; empty: all) admits rdma. */
+static int list_admits_rdma(const char *list)
+{
+    int negated = list[0] == '^', named = 0;
+    const char *at = list + negated;
+    while (*at) {
+        size_t len = strcspn(at, ",");
+        const char *name = at, *end = at + len;
+        while (name < end && *name == ' ')
+            name++;
+        while (end > name && end[-1] == ' ')
+            end--;
+        named |= end - name == 4 && strncmp(name, "rdma", 4) == 0;
+        at += len + (at[len] == ',');
+    }
+    return negated || !list[0] ? !named : named;
+}
+
+static int rdma_admitted = 1; /* what we cannot read: admitted */
+static pthread_once_t osc_once = PTHREAD_ONCE_INIT;
+
+static void read_osc_list(void)
+{
+    int provided, index, count;
+    MPI_T_cvar_handle handle;
+
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        return;
+    if (MPI_T_cvar_get_index("osc", &index) == MPI_SUCCESS &&
+        MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) == MPI_SUCCESS) {
+        char *list = count >= 0 ? aip_calloc((size_t)count + 1, 1) : NULL;
+        if (list && MPI_T_cvar_read(handle, list) == MPI_SUCCESS)
+            rdma_admitted = list_admits_rdma(list);
+        free(list);
+        MPI_T_cvar_handle_free(&handle);
+    }
+    MPI_T_finalize();
+}
+
+/* Whether this process's Open MPI may give the window between nodes to osc/rdma. */
+static int osc_rdma_possible(void)
+{
+    pthread_once(&osc_once, read_osc_list);
+    return rdma_admitted;
+}
+#define OSC_RDMA_NAMES_BY_CID 1
+#else
+#define OSC_RDMA_NAMES_BY_CID 0
+static int osc_rdma_possible(void)
+{
+    return 0;
+}
+#endif
+
 /* The nodes: node_comm, and node_of / leader_of numbered by lowest rank. */
 static int find_nodes(aip_bcast_windows *w, MPI_Comm private_comm, int ranks_per_node)
 {
@@ -92,6 +167,7 @@ static int find_nodes(aip_bcast_windows *w, MPI_Comm private_comm, int ranks_per
     if ((err = MPI_Comm_split_type(private_comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
                                    &shared)) != MPI_SUCCESS)
         return err;
+    MPI_Comm_size(shared, &w->host_size);
     if (ranks_per_node > 0) { /* groups of k consecutive ranks within the shared domain */
         int shared_rank;
         MPI_Comm_rank(shared, &shared_rank);
@@ -139,6 +215,11 @@ static int make_windows(aip_bcast_windows *w, MPI_Comm private_comm)
     MPI_Win shared = MPI_WIN_NULL, tree = MPI_WIN_NULL;
 
     MPI_Comm_rank(w->node_comm, &node_rank);
+    if (OSC_RDMA_NAMES_BY_CID && w->nodes > 1 &&
+        any_rank(w->host_size > 1 && osc_rdma_possible(), private_comm)) {
+        w->no_rma = w->osc_unsafe = 1; /* the opening comment says why */
+        return MPI_SUCCESS;
+    }
     err = MPI_Win_allocate_shared(node_rank == 0 ? segment_bytes : 0, 1, MPI_INFO_NULL,
                                   w->node_comm, &mine, &shared);
     if (err == MPI_SUCCESS) {
