@@ -19,7 +19,10 @@
 #   plot     redraw the PNGs from the tables
 #
 # Environment: BUILD [build/openmpi] (an Open MPI build tree, for local and
-# testbed), SWEEP_ARGS [-i 100 -I 10] (local, testbed), OUT [bench/figures].
+# testbed), SWEEP_ARGS [-i 100 -I 10] (local, testbed), OUT [bench/figures],
+# LOCAL_OSC [sm,pt2pt] (local's Open MPI osc components for nodes of one
+# rank; the tables in README were measured with osc/rdma, which the library
+# now declines there).
 # The machine should be otherwise idle; with more ranks than cores, read the
 # differences, not the values.
 set -eu
@@ -35,10 +38,12 @@ plot() { # table, title
 }
 
 local_part() {
+    # Nodes of one rank on one host: Open MPI 4's osc/rdma would be declined
+    # (bcast_windows.c); LOCAL_OSC picks the component the trees run on.
     for p in 2 4 8; do
         # shellcheck disable=SC2086 # SWEEP_ARGS is a list of words
-        "$BUILD/tests/mpirun.sh" "$p" "$sweep" --ranks-per-node 1 $SWEEP_ARGS \
-            > "$OUT/bcast_local_${p}x1.dat"
+        OMPI_MCA_osc=${LOCAL_OSC:-sm,pt2pt} "$BUILD/tests/mpirun.sh" "$p" "$sweep" \
+            --ranks-per-node 1 $SWEEP_ARGS > "$OUT/bcast_local_${p}x1.dat"
     done
     # shellcheck disable=SC2086
     "$BUILD/tests/mpirun.sh" 8 "$sweep" --ranks-per-node 0 $SWEEP_ARGS > "$OUT/bcast_local_1x8.dat"

@@ -27,13 +27,17 @@ typedef struct aip_bcast_windows {
     int node_size;
     MPI_Win shared_win; /* the node's segment, allocated at its leader */
     char *segment;      /* that segment, in this process */
-    MPI_Win tree_win;   /* every rank; leaders expose the segment (none if one node) */
-    MPI_Group group;    /* of the communicator, for the PSCW groups */
+    MPI_Win tree_win;   /* the leaders, expose the segment; rank n leads node n (none if
+                           one node; MPI_WIN_NULL at the other ranks) */
+    MPI_Group group;    /* of tree_win's leaders, for the PSCW groups (leaders only) */
     size_t slot_bytes;  /* the segment holds AIP_BCAST_SLOTS slots of one chunk */
     unsigned long long chunks_done; /* on this communicator: chunk c uses slot c % SLOTS */
+    int host_nodes;     /* nodes on my host (MPI_COMM_TYPE_SHARED): > 1 where cut */
     int no_rma;         /* MPI could not make the windows on some rank: MPI_Bcast instead */
+    int osc_unsafe;     /* ... or they were not made: Open MPI's osc/rdma (bcast_windows.c) */
     int warned;         /* ... and rank 0 said so */
     int *ints;          /* the memory of node_of, leader_of, children */
+    aip_cached cached;  /* freed when MPI_Finalize begins, if comm is not freed before */
 } aip_bcast_windows;
 
 /* The budget's slot size: the same on every rank for the same budget. */

@@ -15,7 +15,9 @@
  * other nodes' puts and read directly by the node's ranks through a
  * shared-memory window.  The root is its own node's source (it writes the
  * segment, or puts straight from its buffer when it is alone on its node);
- * on every other node the leader receives and forwards.
+ * on every other node the leader receives.  The leaders forward, the root's
+ * node's from its segment once the node's barrier has passed: the tree and
+ * its window are the leaders' alone (bcast_windows.c says why).
  *
  * Bounded memory.  The segment has AIP_BCAST_SLOTS = 3 slots of one chunk
  * (from the aux budget, not the message); chunk c of the communicator's
@@ -46,8 +48,10 @@
  * Within a node, one MPI_Barrier per chunk, framed by MPI_Win_sync on the
  * shared window (the MPI-3 shared-memory idiom): the source syncs and enters
  * the barrier once the chunk is in the segment; the others leave it, sync,
- * and copy the chunk out while the source forwards it.  A rank enters the
- * barrier of chunk c + 1 only after it copied chunk c.  So when the source
+ * and copy the chunk out while the leader forwards it (a leader that is not
+ * the source forwards after its sync, and copies after its puts are
+ * complete).  A rank enters the barrier of chunk c + 1 only after it copied
+ * (and put) chunk c.  So when the source
  * has passed barrier c + 1, chunk c - 1 has been read by everyone and its
  * slot, (c + 2) mod 3, is free: that is when a leader posts for chunk c + 2
  * (after receiving c + 1), and when the root writes it.  Chunks are numbered
@@ -111,10 +115,10 @@ static int wait_for_puts(MPI_Win win)
 /* This rank's part in one broadcast. */
 typedef struct bcast_role {
     int is_root;
-    int is_source;        /* puts for its node: the root, or a leader of another node */
+    int is_source;        /* fills its node's segment: the root, or a leader of another node */
     int direct;           /* the root puts from its own buffer (bytewise, alone on its node) */
-    MPI_Group parent;     /* the source that puts to me, if a leader of another node */
-    MPI_Group children;   /* the leaders I put to */
+    MPI_Group parent;     /* the leader that puts to me, if a leader of another node */
+    MPI_Group children;   /* the leaders I put to, if a leader */
     int nchildren;
 } bcast_role;
 
@@ -123,23 +127,22 @@ static int role_of(bcast_role *role, aip_bcast_windows *w, AIP_Bcast_algorithm t
 {
     int n = w->nodes, root_node = w->node_of[root], my_node = w->node_of[rank];
     int member = (my_node - root_node + n) % n; /* relative to the root's node */
-    int err = MPI_SUCCESS;
+    int leader = rank == w->leader_of[my_node], err = MPI_SUCCESS;
 
     memset(role, 0, sizeof *role);
     role->parent = role->children = MPI_GROUP_EMPTY;
     role->is_root = rank == root;
-    role->is_source = rank == root || (member != 0 && rank == w->leader_of[my_node]);
+    role->is_source = rank == root || (member != 0 && leader);
     role->direct = role->is_root && stream->bytewise && w->node_size == 1;
-    if (!role->is_source || n == 1)
+    if (!leader || n == 1) /* the tree is the leaders' (tree_win: rank n leads node n) */
         return MPI_SUCCESS;
     if (member != 0) {
         int up = (aip_bcast_parent(tree, member, n) + root_node) % n;
-        int source = up == root_node ? root : w->leader_of[up];
-        err = MPI_Group_incl(w->group, 1, &source, &role->parent);
+        err = MPI_Group_incl(w->group, 1, &up, &role->parent);
     }
     role->nchildren = aip_bcast_children(tree, member, n, w->children);
     for (int i = 0; i < role->nchildren; i++)
-        w->children[i] = w->leader_of[(w->children[i] + root_node) % n];
+        w->children[i] = (w->children[i] + root_node) % n;
     if (err == MPI_SUCCESS && role->nchildren > 0)
         err = MPI_Group_incl(w->group, role->nchildren, w->children, &role->children);
     return err;
@@ -301,13 +304,22 @@ int AIP_Bcast_rma_opt(void *buf, int count, MPI_Datatype datatype, int root, MPI
         goto out;
     }
     if (!windows || windows->no_rma) {
+        static int told_osc; /* the same on every communicator: said once */
+        if (windows && windows->osc_unsafe && told_osc)
+            windows->warned = 1;
         if (debug || (windows && !windows->warned && call.rank == 0))
             fprintf(stderr, "alltoall_inplace: %s: MPI_Bcast, as %s\n", fn,
-                    windows ? "MPI cannot make the windows on this communicator"
-                            : "an element of some rank's datatype is larger than its budget "
-                              "or not packed as its bytes");
-        if (windows)
+                    !windows ? "an element of some rank's datatype is larger than its budget "
+                               "or not packed as its bytes"
+                    : windows->osc_unsafe
+                        ? "Open MPI < 5's osc/rdma may mix up windows made at the same time "
+                          "on other communicators (OMPI_MCA_osc=sm,pt2pt keeps one-sided "
+                          "communication)"
+                        : "MPI cannot make the windows on this communicator");
+        if (windows) {
             windows->warned = 1;
+            told_osc |= windows->osc_unsafe;
+        }
         if ((err = MPI_Bcast(buf, count, datatype, root, private_comm)) != MPI_SUCCESS)
             err = aip_raise_mpi_error(&call, err, "MPI_Bcast failed");
         goto out;

@@ -12,13 +12,43 @@
  * Each node's segment is allocated once, at its leader, in a shared-memory
  * window of the node (MPI_Win_allocate_shared), so that the node's ranks
  * read the data from that one copy.  The same memory is exposed to the
- * other nodes through a second window over the whole communicator
+ * other nodes through a second window over the leaders alone
  * (MPI_Win_create), into which the leaders of other nodes put; the other
- * ranks expose nothing there.  The shared window stays in a passive-target
- * epoch (MPI_Win_lock_all) for its whole life, as MPI_Win_sync requires.
+ * ranks take no part in it (a leader forwards for its node, the root's
+ * included).  A window of one rank per host is also the cheaper to make,
+ * and it keeps Open MPI 4's osc/rdma safe (below).  The shared window stays
+ * in a passive-target epoch (MPI_Win_lock_all) for its whole life, as
+ * MPI_Win_sync requires.
+ *
+ * A communicator the user never frees, MPI_COMM_WORLD first of all, keeps
+ * its windows until MPI_Finalize; they must be freed when it begins, while
+ * one-sided communication still works, not when MPI deletes
+ * MPI_COMM_WORLD's attributes (call/comm.c): the attribute is tracked.
+ *
+ * Open MPI before 5.0: its osc/rdma component, where ranks of a window share
+ * a host, keeps the window's state in a file named after the host, the job
+ * and the context id of the window's communicator (/dev/shm/osc_rdma.<host>
+ * .<job>.<cid>; Open MPI 5 adds the creating process's pid, open-mpi/ompi
+ * #9492, #9495).  Context ids are unique only among communicators that
+ * share a process: the halves of an MPI_Comm_split may get the same one.
+ * Two such windows made at the same time on one host then share that file,
+ * and puts land in the other window's memory or never complete (wrong data
+ * or a hang: tests/bcast_split_test).  A host with one leader (nodes as
+ * MPI finds them) has no such file: osc/rdma keeps the state of a window
+ * with one local rank in private memory.  Where ranks_per_node cuts a host
+ * into several nodes, its leaders share it; the library cannot know what
+ * other communicators do, so where that component may be chosen for the
+ * window between nodes and some host holds two leaders, no window is made
+ * and the broadcasts are MPI_Bcast's (no_rma), agreed where the windows
+ * would have been made.  The choice is read from the "osc" control variable
+ * (MPI_T; set by --mca osc or OMPI_MCA_osc): a list that leaves rdma out
+ * keeps the one-sided broadcast (sm,pt2pt; with UCX, ucx,sm; sm makes the
+ * shared window).  That window alone (one node) is osc/sm's, whose file
+ * names carry the creating rank since Open MPI 3.1: it is made.
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bcast/bcast.h"
 
@@ -57,7 +87,9 @@ static int delete_windows(MPI_Comm comm, int keyval, void *attribute, void *extr
     (void)comm;
     (void)keyval;
     (void)extra_state;
-    windows_free(attribute);
+    aip_bcast_windows *windows = attribute;
+    aip_cache_untrack(&windows->cached);
+    windows_free(windows);
     return MPI_SUCCESS;
 }
 
@@ -73,10 +105,67 @@ static void create_keyval(void)
         aip_at_finalize(free_keyval);
 }
 
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+/* Whether Open MPI's component list `list` ("a,b", or "^a,b" for all but
+ * those; empty: all) admits rdma. */
+static int list_admits_rdma(const char *list)
+{
+    int negated = list[0] == '^', named = 0;
+    const char *at = list + negated;
+    while (*at) {
+        size_t len = strcspn(at, ",");
+        const char *name = at, *end = at + len;
+        while (name < end && *name == ' ')
+            name++;
+        while (end > name && end[-1] == ' ')
+            end--;
+        named |= end - name == 4 && strncmp(name, "rdma", 4) == 0;
+        at += len + (at[len] == ',');
+    }
+    return negated || !list[0] ? !named : named;
+}
+
+static int rdma_admitted = 1; /* what we cannot read: admitted */
+static pthread_once_t osc_once = PTHREAD_ONCE_INIT;
+
+/* No allocation (the fault hook's count of a call stays what it was). */
+static void read_osc_list(void)
+{
+    int provided, index, count;
+    char list[4096] = "";
+    MPI_T_cvar_handle handle;
+
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        return;
+    if (MPI_T_cvar_get_index("osc", &index) == MPI_SUCCESS &&
+        MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) == MPI_SUCCESS) {
+        if (count >= 0 && count < (int)sizeof list &&
+            MPI_T_cvar_read(handle, list) == MPI_SUCCESS)
+            rdma_admitted = list_admits_rdma(list);
+        MPI_T_cvar_handle_free(&handle);
+    }
+    MPI_T_finalize();
+}
+
+/* Whether this process's Open MPI may give the window between nodes to osc/rdma. */
+static int osc_rdma_possible(void)
+{
+    pthread_once(&osc_once, read_osc_list);
+    return rdma_admitted;
+}
+#define OSC_RDMA_NAMES_BY_CID 1
+#else
+#define OSC_RDMA_NAMES_BY_CID 0
+static int osc_rdma_possible(void)
+{
+    return 0;
+}
+#endif
+
 /* The nodes: node_comm, and node_of / leader_of numbered by lowest rank. */
 static int find_nodes(aip_bcast_windows *w, MPI_Comm private_comm, int ranks_per_node)
 {
-    int rank, p, lowest, err;
+    int rank, p, lowest, host_size, err;
     MPI_Comm shared;
 
     MPI_Comm_rank(private_comm, &rank);
@@ -85,6 +174,8 @@ static int find_nodes(aip_bcast_windows *w, MPI_Comm private_comm, int ranks_per
     if ((err = MPI_Comm_split_type(private_comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
                                    &shared)) != MPI_SUCCESS)
         return err;
+    MPI_Comm_size(shared, &host_size);
+    w->host_nodes = ranks_per_node > 0 ? (host_size + ranks_per_node - 1) / ranks_per_node : 1;
     if (ranks_per_node > 0) { /* groups of k consecutive ranks within the shared domain */
         int shared_rank;
         MPI_Comm_rank(shared, &shared_rank);
@@ -132,6 +223,11 @@ static int make_windows(aip_bcast_windows *w, MPI_Comm private_comm)
     MPI_Win shared = MPI_WIN_NULL, tree = MPI_WIN_NULL;
 
     MPI_Comm_rank(w->node_comm, &node_rank);
+    if (OSC_RDMA_NAMES_BY_CID && w->nodes > 1 &&
+        any_rank(w->host_nodes > 1 && osc_rdma_possible(), private_comm)) {
+        w->no_rma = w->osc_unsafe = 1; /* the opening comment says why */
+        return MPI_SUCCESS;
+    }
     err = MPI_Win_allocate_shared(node_rank == 0 ? segment_bytes : 0, 1, MPI_INFO_NULL,
                                   w->node_comm, &mine, &shared);
     if (err == MPI_SUCCESS) {
@@ -144,21 +240,27 @@ static int make_windows(aip_bcast_windows *w, MPI_Comm private_comm)
         w->no_rma = 1;
         return MPI_SUCCESS;
     }
-    if (w->nodes > 1) {
-        err = MPI_Win_create(node_rank == 0 ? w->segment : NULL,
-                             node_rank == 0 ? segment_bytes : 0, 1, MPI_INFO_NULL, private_comm,
-                             &tree);
+    if (w->nodes > 1) { /* the leaders, in the order of their nodes */
+        MPI_Comm leaders = MPI_COMM_NULL;
+        err = MPI_Comm_split(private_comm, node_rank == 0 ? 0 : MPI_UNDEFINED, 0, &leaders);
+        if (err == MPI_SUCCESS && leaders != MPI_COMM_NULL &&
+            (err = MPI_Win_create(w->segment, segment_bytes, 1, MPI_INFO_NULL, leaders,
+                                  &tree)) == MPI_SUCCESS)
+            err = MPI_Comm_group(leaders, &w->group);
+        if (leaders != MPI_COMM_NULL)
+            MPI_Comm_free(&leaders); /* the window and the group are enough */
         if (any_rank(err != MPI_SUCCESS, private_comm)) {
             MPI_Win_unlock_all(shared);
             MPI_Win_free(&shared);
             w->no_rma = 1;
             return MPI_SUCCESS;
         }
-        MPI_Win_set_errhandler(tree, MPI_ERRORS_RETURN);
+        if (tree != MPI_WIN_NULL)
+            MPI_Win_set_errhandler(tree, MPI_ERRORS_RETURN);
     }
     w->shared_win = shared;
     w->tree_win = tree;
-    return MPI_Comm_group(private_comm, &w->group);
+    return MPI_SUCCESS;
 }
 
 int aip_bcast_windows_get(MPI_Comm comm, MPI_Comm private_comm, long long budget,
@@ -211,6 +313,7 @@ int aip_bcast_windows_get(MPI_Comm comm, MPI_Comm private_comm, long long budget
         windows_free(w);
         return err;
     }
+    aip_cache_track(&w->cached, comm, windows_keyval);
     *windows = w;
     return MPI_SUCCESS;
 }
