@@ -422,17 +422,24 @@ static void alltoall_oop_rank_0_case(MPI_Comm comm, int bottom)
     free(displs);
 }
 
+/* A duplicate of comm whose errors return (freed by the caller), and comm's rank and size. */
+static MPI_Comm returning_dup(MPI_Comm comm, int *rank, int *p)
+{
+    MPI_Comm returning;
+    MPI_Comm_dup(comm, &returning);
+    MPI_Comm_set_errhandler(returning, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(comm, rank);
+    MPI_Comm_size(comm, p);
+    return returning;
+}
+
 /* In place over MPI_BOTTOM, the buffer named by datatypes of absolute addresses (MPI-3.1
  * Sect. 4.1.12), on MPI_ERRORS_RETURN: the layer's MPI_Alltoall/v/w against MPI's own
  * (PMPI_*) on a copy, bit for bit, and against the expected values. */
 static void bottom_case(MPI_Comm comm)
 {
     int rank, p;
-    MPI_Comm returning;
-    MPI_Comm_dup(comm, &returning);
-    MPI_Comm_set_errhandler(returning, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &p);
+    MPI_Comm returning = returning_dup(comm, &rank, &p);
     int *counts = malloc(sizeof(int) * (size_t)p), *displs = malloc(sizeof(int) * (size_t)p);
     int *ones = malloc(sizeof(int) * (size_t)p), *zeros = calloc((size_t)p, sizeof(int));
     MPI_Datatype *types[2] = { malloc(sizeof(MPI_Datatype) * (size_t)p),
@@ -510,11 +517,7 @@ static void bottom_case(MPI_Comm comm)
 static void zero_count_null_case(MPI_Comm comm)
 {
     int rank, p;
-    MPI_Comm returning;
-    MPI_Comm_dup(comm, &returning);
-    MPI_Comm_set_errhandler(returning, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &p);
+    MPI_Comm returning = returning_dup(comm, &rank, &p);
     int *counts = malloc(sizeof(int) * (size_t)p), *displs = malloc(sizeof(int) * (size_t)p);
     int *bytes = malloc(sizeof(int) * (size_t)p), *zeros = calloc((size_t)p, sizeof(int));
     MPI_Datatype *types = malloc(sizeof *types * (size_t)p);
@@ -582,11 +585,7 @@ static void error_case(MPI_Comm comm, const char *what, int expected, int bad_ra
                        int size_mismatch)
 {
     int rank, p, cls = MPI_SUCCESS;
-    MPI_Comm returning;
-    MPI_Comm_dup(comm, &returning);
-    MPI_Comm_set_errhandler(returning, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &p);
+    MPI_Comm returning = returning_dup(comm, &rank, &p);
     int count = 4 + (size_mismatch && rank == 0), n = count * p;
     element *buf = malloc(sizeof *buf * (size_t)n), *copy = malloc(sizeof *copy * (size_t)n);
     fill_send_blocks(buf, rank, p, (size_t)count);
@@ -614,11 +613,7 @@ static void error_case(MPI_Comm comm, const char *what, int expected, int bad_ra
 static void bad_setting_cases(MPI_Comm comm, int bad_in_place)
 {
     int rank, p;
-    MPI_Comm returning;
-    MPI_Comm_dup(comm, &returning);
-    MPI_Comm_set_errhandler(returning, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &p);
+    MPI_Comm returning = returning_dup(comm, &rank, &p);
     int *counts = malloc(sizeof(int) * (size_t)p), *displs = malloc(sizeof(int) * (size_t)p);
     int *bytes = malloc(sizeof(int) * (size_t)p);
     MPI_Datatype *types = malloc(sizeof *types * (size_t)p);
