@@ -63,11 +63,15 @@ testbed_part() {
     done
 }
 
+# SimGrid 3.32 lacks MPI_Win_sync and warns at each run with several ranks a
+# node; harmless with every simulated rank in one process (the results are
+# checked), so the warning is kept out of the logs.
 smpi_part() {
     for shape in "8 1" "16 1" "64 1" "8 8"; do
         set -- $shape
         SWEEP=bcast NODES=$1 CORES=$2 OUT=$OUT BUILD=$top/build/smpi-bcast \
-            SMPI_CFG=--cfg=smpi/simulate-computation:no "$top/bench/smpi_sweep.sh"
+            SMPI_CFG="--cfg=smpi/simulate-computation:no --log=smpi_mpi.thresh:error" \
+            "$top/bench/smpi_sweep.sh"
     done
 }
 

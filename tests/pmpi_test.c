@@ -256,6 +256,21 @@ static void alltoallw_case(MPI_Comm comm, int scale)
 
 /* ---- Intercommunicators, errors ---- */
 
+/* The intercommunicator between the lower and upper halves of comm (p >= 2), and the rank
+ * in comm of the remote group's first. */
+static MPI_Comm halves_intercomm(MPI_Comm comm, int tag, int *first_remote)
+{
+    int rank, p;
+    MPI_Comm local, inter;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    *first_remote = rank < p / 2 ? p / 2 : 0;
+    MPI_Comm_split(comm, rank < p / 2, rank, &local);
+    MPI_Intercomm_create(local, 0, comm, *first_remote, tag, &inter);
+    MPI_Comm_free(&local);
+    return inter;
+}
+
 /* Out of place across an intercommunicator of the two halves of comm. */
 static void intercomm_case(MPI_Comm comm)
 {
@@ -264,13 +279,10 @@ static void intercomm_case(MPI_Comm comm)
     MPI_Comm_size(comm, &p);
     if (p < 2)
         return;
-    int half = rank < p / 2, remote_p;
-    MPI_Comm local, inter;
-    MPI_Comm_split(comm, half, rank, &local);
-    MPI_Intercomm_create(local, 0, comm, half ? p / 2 : 0, 99, &inter);
+    int half = rank < p / 2, remote_p, first_remote, local_rank;
+    MPI_Comm inter = halves_intercomm(comm, 99, &first_remote);
     MPI_Comm_remote_size(inter, &remote_p);
-    int local_rank;
-    MPI_Comm_rank(local, &local_rank);
+    MPI_Comm_rank(inter, &local_rank);
     element *send = malloc(sizeof *send * (size_t)remote_p * 3);
     element *recv = malloc(sizeof *recv * (size_t)remote_p * 3);
     fill_send_blocks(send, local_rank + (half ? 0 : 1000), remote_p, 3);
@@ -285,7 +297,6 @@ static void intercomm_case(MPI_Comm comm)
     free(send);
     free(recv);
     MPI_Comm_free(&inter);
-    MPI_Comm_free(&local);
 }
 
 /* Alltoallv and Alltoallw across the same intercommunicator: the arrays have one entry per
@@ -299,10 +310,8 @@ static void intercomm_v_w_case(MPI_Comm comm)
     MPI_Comm_size(comm, &p);
     if (p < 2)
         return;
-    int half = rank < p / 2, remote_p, first_remote = half ? p / 2 : 0;
-    MPI_Comm local, inter;
-    MPI_Comm_split(comm, half, rank, &local);
-    MPI_Intercomm_create(local, 0, comm, first_remote, 98, &inter);
+    int remote_p, first_remote;
+    MPI_Comm inter = halves_intercomm(comm, 98, &first_remote);
     MPI_Comm_remote_size(inter, &remote_p);
     int *counts = malloc(sizeof(int) * (size_t)remote_p), *displs = malloc(sizeof(int) * (size_t)remote_p);
     int *bytes = malloc(sizeof(int) * (size_t)remote_p);
@@ -340,7 +349,6 @@ static void intercomm_v_w_case(MPI_Comm comm)
     free(bytes);
     free(types);
     MPI_Comm_free(&inter);
-    MPI_Comm_free(&local);
 }
 
 /* ---- The same outcome as MPI alone ---- */

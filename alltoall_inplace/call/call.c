@@ -2,7 +2,6 @@
  * call.c - a call as its front end describes it: one byte range per peer
  * (two for a general call), with the local checks of each block.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,22 +107,18 @@ void aip_call_rebase_bottom(aip_call *call)
     call->buf = (char *)(uintptr_t)lowest;
 }
 
-void aip_call_for_mpi(aip_call *call, const char *format, ...)
+void aip_call_for_mpi(aip_call *call, const char *why)
 {
-    va_list args;
-
-    if (call->error != MPI_SUCCESS) /* a worse error of this rank's stays an error */
-        return;
-    call->unmovable = 1;
-    call->error = MPI_ERR_TYPE;
-    va_start(args, format);
-    vsnprintf(call->message, sizeof call->message, format, args);
-    va_end(args);
+    if (call->error == MPI_SUCCESS) /* a worse error of this rank's stays an error */
+        call->unmovable = 1;
+    aip_call_error(call, MPI_ERR_TYPE, "%s", why);
 }
 
 void aip_call_null_type_at_zero_count(aip_call *call, const char *what)
 {
-    aip_call_for_mpi(call, "%s is MPI_DATATYPE_NULL (with a zero count)", what);
+    char why[64];
+    snprintf(why, sizeof why, "%s is MPI_DATATYPE_NULL (with a zero count)", what);
+    aip_call_for_mpi(call, why);
 }
 
 int aip_call_type_info(aip_call *call, MPI_Datatype type, aip_type_info *info, const char *what)

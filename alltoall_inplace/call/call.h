@@ -95,8 +95,7 @@ void aip_call_rebase_bottom(aip_call *call);
 int aip_call_type_info(aip_call *call, MPI_Datatype type, aip_type_info *info, const char *what);
 /* This rank's arguments are for MPI's own call to judge: an MPI_ERR_TYPE error here, but
  * the PMPI layer's calls decline on every rank (agreed as an unmovable datatype). */
-void aip_call_for_mpi(aip_call *call, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
+void aip_call_for_mpi(aip_call *call, const char *why);
 /* `what` is MPI_DATATYPE_NULL where its count is 0: for MPI's own call (aip_call_for_mpi),
  * since the MPIs differ (MPICH takes it, Open MPI's argument check does not). */
 void aip_call_null_type_at_zero_count(aip_call *call, const char *what);
