@@ -21,7 +21,7 @@
 # Environment: BUILD [build/openmpi] (an Open MPI build tree, for local and
 # testbed), SWEEP_ARGS [-i 100 -I 10] (local, testbed), OUT [bench/figures],
 # LOCAL_OSC [sm,pt2pt] (local's Open MPI osc components for nodes of one
-# rank; the tables in README were measured with osc/rdma, which the library
+# rank; the tables in docs/results.md were measured with osc/rdma, which the library
 # now declines there).
 # The machine should be otherwise idle; with more ranks than cores, read the
 # differences, not the values.
@@ -52,7 +52,7 @@ local_part() {
 testbed_part() {
     mpirun_ompi=$(sed -n 's/.*exec timeout "$limit" \([^ ]*\) --oversubscribe.*/\1/p' \
                   "$BUILD/tests/mpirun.sh")
-    # A stalling run (README) can take many minutes: a longer limit than the bed's.
+    # A stalling run (docs/results.md) can take many minutes: a longer limit than the bed's.
     for layout in 2,2,2,2 1,1,1,1; do
         # shellcheck disable=SC2086
         AIP_TEST_TIMEOUT=${AIP_TEST_TIMEOUT:-1800} MPIRUN_OMPI=$mpirun_ompi OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_pml=ucx \

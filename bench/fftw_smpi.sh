@@ -37,10 +37,10 @@
 #   OUT [bench/figures]  fftw_smpi.dat (one row per run), fftw_smpi.png,
 #                      fftw_smpi.log (smpirun's output)
 #   BUILD [build/smpi-fftw]  the smpicc builds (FFTW's takes 5-10 minutes once)
-# --build only builds; --plot-only redraws the figure and prints the README's
+# --build only builds; --plot-only redraws the figure and prints docs/results.md's
 # table from fftw_smpi.dat; --validate runs the
 # charged model against SMPI's own measurement of the same transforms
-# (256^3 on 2 and 4 ranks, everything executed; see the README).
+# (256^3 on 2 and 4 ranks, everything executed; see docs/results.md).
 #
 # SMPI settings, and why:
 #   smpi/host-speed:1Gf, hosts of 1 Gflop/s   one simulated flop is a
@@ -205,7 +205,7 @@ plot() {
 }
 
 # ---- Table -----------------------------------------------------------------------
-# The figure's numbers as a Markdown table (the README's): per platform and p,
+# The figure's numbers as a Markdown table (docs/results.md's): per platform and p,
 # stock in place's simulated seconds, then each variant's exchange / whole
 # transform relative to it.
 table() {

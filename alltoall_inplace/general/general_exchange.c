@@ -26,7 +26,7 @@
  * ranks I still have data for: both sides know when a pair is done, so
  * each process stops as soon as its own exchanges are complete, and a
  * sparse pattern costs messages in proportion to its peers.  The
- * benchmark (README) compares the two.
+ * benchmark (docs/results.md) compares the two.
  *
  * Why the phases end.  Let U be the bytes not sent yet, summed over all
  * processes; each process knows exactly how many bytes each source still

@@ -46,7 +46,7 @@
  *     partitions are (1 node; 8 = 2x2x1x1x2; 64 = 4x2x2x2x2);
  *   - memory: 42.6 GB/s peak (DDR3-1333, two controllers), about 28 GB/s of
  *     STREAM copy: 1.75 GB/s per core, 14 GB/s of payload within a node.
- * These are the machines' published figures, rounded; the README gives how
+ * These are the machines' published figures, rounded; docs/results.md gives how
  * much the results move when they are off by 2x.
  */
 #include <simgrid/s4u.hpp>
