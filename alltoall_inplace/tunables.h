@@ -65,7 +65,9 @@
 
 /* The budget is cut into this many chunks at least, so that copying the next
  * chunk out overlaps with the transfer of the previous one. */
+#ifndef AIP_PIPELINE_DEPTH
 #define AIP_PIPELINE_DEPTH 2
+#endif
 
 /* Largest message we send.  A larger budget buys more chunks in flight, not
  * larger ones: a chunk copied out should still be in cache when MPI reads it.
@@ -137,6 +139,15 @@
  * (bench/smpi_sweep.sh builds with -DAIP_BLOCKING_WAIT=1). */
 #ifndef AIP_BLOCKING_WAIT
 #define AIP_BLOCKING_WAIT 0
+#endif
+
+/* 1: the executor runs only the steps that a simulation harness picks, and
+ * tells it where each exchange begins and ends (aip_exchange and
+ * aip_exchange_segments; the hooks are bench/smpi/sim_charge.h's).  For
+ * sampled simulations of large runs (bench/fftw_smpi.sh SAMPLE=k), never for
+ * use: the steps left out move no data. */
+#ifndef AIP_SAMPLED_SIMULATION
+#define AIP_SAMPLED_SIMULATION 0
 #endif
 
 /* Tag of our messages, on the library's private duplicate of the communicator. */

@@ -65,15 +65,21 @@ mode=run
 case "${1:-}" in
 --plot-only) mode=plot ;;
 --validate) mode=validate ;;
+--check-sampling) mode=check-sampling ;;
 --build) mode=build ;;
 -h|--help) sed -n '2,/^# shellcheck/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 "") ;;
-*) echo "usage: [PLATFORMS=... CASES=... VARIANTS=...] fftw_smpi.sh [--build | --plot-only | --validate]" >&2
+*) echo "usage: [PLATFORMS=... CASES=... VARIANTS=...] fftw_smpi.sh [--build | --plot-only | --validate | --check-sampling]" >&2
    exit 2 ;;
 esac
 PLATFORMS=${PLATFORMS:-juropa juqueen}
-CASES=${CASES:-2:512 16:1024 128:2048 256:2560}
-VARIANTS=${VARIANTS:-stock mpich lsa hsa sa auto dor}
+CASES=${CASES:-2:512 16:1024 64:1600 128:2048 256:2560 1024:4096}
+VARIANTS_ORDER="stock mpich lsa hsa sa auto dor"
+VARIANTS=${VARIANTS:-$VARIANTS_ORDER}
+PRECISION=${PRECISION:-1e-6}
+SAMPLE=${SAMPLE:-16}
+SAMPLE_FROM=${SAMPLE_FROM:-1024}
+SAMPLE_CHECK=${SAMPLE_CHECK:-64:1600 128:2048 256:2560}
 TIME_LIMIT=${TIME_LIMIT:-1800}
 OUT=${OUT:-$top/bench/figures}
 build=${BUILD:-$top/build/smpi-fftw}
@@ -87,7 +93,9 @@ build_all() {
     flags="-O2 -g -std=gnu11 -Wall -Wextra"
     mkdir -p "$build/lib"
     for src in "$top"/alltoall_inplace/*/*.c; do # file names are unique across layers
-        smpicc $flags -DAIP_BLOCKING_WAIT=1 -I"$top/alltoall_inplace" -c "$src" \
+        # shellcheck disable=SC2086 # AIP_SIM_CFLAGS is a word list
+        smpicc $flags -DAIP_BLOCKING_WAIT=1 -DAIP_SAMPLED_SIMULATION=1 ${AIP_SIM_CFLAGS:-} \
+            -I"$top/alltoall_inplace" -c "$src" \
             -o "$build/lib/$(basename "$src" .c).o"
     done
     rm -f "$build/liballtoall_inplace.a"
@@ -97,7 +105,7 @@ build_all() {
     # library's), position-independent (smpicc links the program as a shared
     # object), its MPI part with smpicc, libraries only (the harness below is
     # the program), and configure cannot run an SMPI program to size MPI_Fint.
-    CC="gcc -fPIC" FFTW_SOURCE=debian FFTW_CACHE="$top/build/fftw-cache" FFTW_LIBRARIES_ONLY=yes \
+    CC="gcc -fPIC" FFTW_SOURCE=debian FFTW_EXTRA_PATCHES="$top/bench/smpi/fftw-sampled-rounds.patch" FFTW_CACHE="$top/build/fftw-cache" FFTW_LIBRARIES_ONLY=yes \
     FFTW_CONFIGURE_FLAGS="--disable-shared --enable-static --disable-fortran \
 --disable-threads --enable-sse2 --enable-avx ac_cv_sizeof_MPI_Fint=4" \
     FFTW_STAGE="$build/fftw" MPICC=smpicc PREFIX="$build/install" BINDIR="$build/install/bin" \
@@ -119,10 +127,11 @@ build_all() {
 }
 
 # ---- One run -----------------------------------------------------------------
-# simulate PLATFORM RANKS N VARIANT [fftw_sim options]: prints fftw_sim's row
+# simulate PLATFORM RANKS N VARIANT STRIDE [fftw_sim options]: prints fftw_sim's
+# row, then the real seconds it took and the sampling stride (1: every step)
 simulate() {
-    platform=$1 np=$2 n=$3 variant=$4
-    shift 4
+    platform=$1 np=$2 n=$3 variant=$4 stride=$5
+    shift 5
     case "$platform" in
     juropa) cores=8 overhead=5e-7 ;;
     juqueen) cores=16 overhead=1e-6 ;;
@@ -136,9 +145,9 @@ simulate() {
     hostfile=$build/hosts_${platform}_$np
     awk -v np="$np" -v c="$cores" 'BEGIN { for (r = 0; r < np; r++) print "node-" int(r / c) }' \
         > "$hostfile"
-    echo "=== $platform, $np ranks, ${n}^3, $variant" >> "$OUT/fftw_smpi.log"
+    echo "=== $platform, $np ranks, ${n}^3, $variant, sampled 1/$stride" >> "$OUT/fftw_smpi.log"
     started=$(date +%s)
-    # shellcheck disable=SC2086 # oop is one word or none
+    # shellcheck disable=SC2086 # oop and SMPI_CFG are word lists
     if FFTW_SMPI_PLATFORM=$platform FFTW_SMPI_NODES=$nodes FFTW_MPI_INPLACE_ALGORITHM=$algorithm \
         TMPDIR=$build timeout "$TIME_LIMIT" smpirun -np "$np" -platform "$build/platforms.so" \
             -hostfile "$hostfile" "$build/fftw_sim" \
@@ -146,21 +155,66 @@ simulate() {
             --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 \
             --cfg=smpi/os:0:$overhead:0 --cfg=smpi/or:0:$overhead:0 --cfg=smpi/ois:0:$overhead:0 \
             --cfg=smpi/coll-selector:mpich --cfg=smpi/shared-malloc-blocksize:$((64 << 20)) \
+            --cfg=surf/precision:"$PRECISION" \
             --cfg=smpi/display-timing:1 --log=root.thresh:warning --log=smpi_utils.thresh:info \
-            -s "${n}x${n}x${n}" $oop --label "$variant" "$@" \
+            ${SMPI_CFG:-} -s "${n}x${n}x${n}" $oop --label "$variant" --sample "$stride" "$@" \
             > "$build/row_${platform}_${np}_$variant" 2>> "$OUT/fftw_smpi.log"; then
         row=$(grep -v '^#' "$build/row_${platform}_${np}_$variant" | tail -n 1)
     else
         status=$?
         row="$variant $np $n $([ "$status" -eq 124 ] && echo timeout || echo failed)"
     fi
-    echo "$platform $row $(($(date +%s) - started))"
+    echo "$platform $row $(($(date +%s) - started)) $stride"
+}
+
+# The stride a case of RANKS ranks runs with: SAMPLE from SAMPLE_FROM ranks on.
+stride_for() {
+    if [ "$1" -ge "$SAMPLE_FROM" ]; then echo "$SAMPLE"; else echo 1; fi
+}
+
+# The row of DAT for PLATFORM VARIANT RANKS STRIDE with a figure, if any.
+cached_row() {
+    [ -f "$4" ] || return 0
+    awk -v p="$1" -v v="$2" -v np="$3" -v k="$5" \
+        '!/^#/ && $1 == p && $2 == v && $3 == np && ($15 == "" ? 1 : $15) == k &&
+         $5 ~ /^[0-9.]+$/ { row = $0 } END { if (row != "") print row }' "$4"
+}
+
+# Puts ROW into DAT in place of the row of the same case, in the order
+# platform, ranks, stride, variant (the VARIANTS order).
+store_row() {
+    row=$1 file=$2
+    { grep '^#' "$file" 2>/dev/null || header
+      { grep -v '^#' "$file" 2>/dev/null || true; echo "$row"; } |
+          awk -v variants="$VARIANTS_ORDER" '
+              BEGIN { n = split(variants, v, " "); for (i = 1; i <= n; i++) rank[v[i]] = i }
+              { k = ($15 == "" ? 1 : $15); key = $1 " " $3 " " k " " $2; last[key] = $0
+                order[key] = sprintf("%s %08d %08d %03d", $1, $3, k, ($2 in rank) ? rank[$2] : 99) }
+              END { for (key in last) print order[key] "\t" last[key] }' |
+          sort | cut -f2-; } > "$file.new"
+    mv "$file.new" "$file"
+}
+
+# run_case PLATFORM RANKS N VARIANT STRIDE DAT: the case's row, from DAT if it
+# is there (FORCE=1: run again), else simulated and stored in DAT at once.
+run_case() {
+    cached=$(cached_row "$1" "$4" "$2" "$6" "$5")
+    if [ -n "$cached" ] && [ "${FORCE:-0}" != 1 ]; then
+        echo "$cached"
+        return
+    fi
+    echo "fftw_smpi: $(date +%H:%M) $1, $2 ranks, $3^3, $4, sampled 1/$5 ..." >&2
+    row=$(simulate "$1" "$2" "$3" "$4" "$5" --model --fold --calibration "$build/calibration")
+    echo "$row"
+    store_row "$row" "$6"
 }
 
 header() {
     echo "# fftw_smpi: in-place ir transforms (dor: out of place), simulated seconds, slowest rank"
     echo "# columns: platform variant ranks n total exchange local_fft local_transpose copies" \
-         "calibration_s slowdown error transposes real_s"
+         "calibration_s slowdown error transposes real_s sampled"
+    echo "# sampled k: each exchange ran every k-th of its steps, its time scaled to all" \
+         "(fftw_sim --sample; validated in fftw_smpi_sampling.txt)"
 }
 
 # ---- Figure --------------------------------------------------------------------
@@ -239,28 +293,70 @@ table() {
         }' "$dat"
 }
 
+# ---- Sampling check ---------------------------------------------------------------
+# Each variant of each SAMPLE_CHECK case, whole (the figure's row) and
+# sampled 1/SAMPLE: the sampled estimate's error on the exchange and on the
+# transform, and what each run cost here.
+check_sampling() {
+    checked=$OUT/fftw_smpi_sampling.dat
+    for platform in $PLATFORMS; do
+        for case in $SAMPLE_CHECK; do
+            for variant in $VARIANTS; do
+                run_case "$platform" "${case%%:*}" "${case#*:}" "$variant" 1 "$dat" >/dev/null
+                run_case "$platform" "${case%%:*}" "${case#*:}" "$variant" "$SAMPLE" "$checked" \
+                    >/dev/null
+            done
+        done
+    done
+    sampling_table "$checked"
+}
+
+# The table of check_sampling: rows of DAT against the whole runs of fftw_smpi.dat.
+sampling_table() {
+    echo "| platform | p | variant | exchange: whole, sampled 1/$SAMPLE (s) | error | transform: whole, sampled (s) | error | real time: whole, sampled (s) |"
+    echo "|---|---|---|---|---|---|---|---|"
+    awk -v k="$SAMPLE" '
+        FNR == 1 { file++ }
+        /^#/ || $5 !~ /^[0-9.]+$/ { next }
+        file == 1 && ($15 == "" ? 1 : $15) == 1 { whole[$1, $3, $2] = $0 }
+        file == 2 && $15 == k { key = $1 SUBSEP $3 SUBSEP $2; sampled[key] = $0
+                                if (!(key in seen)) { seen[key] = 1; order[++n] = key } }
+        END {
+            for (i = 1; i <= n; i++) {
+                if (!(order[i] in whole)) continue
+                split(whole[order[i]], w, " "); split(sampled[order[i]], s, " ")
+                printf "| %s | %d | %s | %.3f, %.3f | %+.1f%% | %.3f, %.3f | %+.1f%% | %d, %d |\n",
+                       w[1], w[3], w[2], w[6], s[6], 100 * (s[6] / w[6] - 1),
+                       w[5], s[5], 100 * (s[5] / w[5] - 1), w[14], s[14]
+            }
+        }' "$dat" "$1"
+}
+
 case "$mode" in
 plot) plot; table; exit 0 ;;
 build) build_all; exit 0 ;;
+check-sampling)
+    build_all
+    check_sampling | tee "$OUT/fftw_smpi_sampling.txt"
+    exit 0 ;;
 validate)
     build_all
     header
     for np in 2 4; do
         for variant in stock hsa; do
-            COMPUTE=yes simulate juropa "$np" 256 "$variant"
-            simulate juropa "$np" 256 "$variant" --model-here
+            COMPUTE=yes simulate juropa "$np" 256 "$variant" 1
+            simulate juropa "$np" 256 "$variant" 1 --model-here
         done
     done
     exit 0 ;;
 esac
 
 build_all
-header > "$dat"
 for platform in $PLATFORMS; do
     for case in $CASES; do
         for variant in $VARIANTS; do
-            simulate "$platform" "${case%%:*}" "${case#*:}" "$variant" --model --fold \
-                --calibration "$build/calibration" | tee -a "$dat"
+            run_case "$platform" "${case%%:*}" "${case#*:}" "$variant" \
+                "$(stride_for "${case%%:*}")" "$dat"
         done
     done
 done

@@ -21,7 +21,9 @@
 # FFTW_CACHE, FFTW_CONFIGURE_FLAGS, FFTW_STAGE, MPICC, PREFIX, BINDIR,
 # AIP_CFLAGS, AIP_LIBS, TOP_SRCDIR, JOBS (default: all cores),
 # FFTW_LIBRARIES_ONLY (yes: make libfftw3 and libfftw3_mpi, no programs;
-# bench/fftw_smpi.sh, whose smpicc cannot link FFTW's test programs).
+# bench/fftw_smpi.sh, whose smpicc cannot link FFTW's test programs),
+# FFTW_EXTRA_PATCHES (patches applied after fftw-patches/: bench/fftw_smpi.sh's
+# sampled rounds).
 set -euo pipefail
 
 die() { echo "build-fftw.sh: $*" >&2; exit 1; }
@@ -34,6 +36,8 @@ done
 FFTW_CONFIGURE_FLAGS=${FFTW_CONFIGURE_FLAGS:-}
 JOBS=${JOBS:-$(nproc)}
 patches=("$TOP_SRCDIR"/fftw-patches/*.patch)
+# shellcheck disable=SC2206 # a list of paths
+[ -z "${FFTW_EXTRA_PATCHES:-}" ] || patches+=($FFTW_EXTRA_PATCHES)
 solver_sources=("$TOP_SRCDIR"/transpose/*.c)
 mkdir -p "$FFTW_CACHE"
 

@@ -49,6 +49,16 @@
 #include "exchange/exchange.h"
 #include "schedule/schedule.h"
 
+#if AIP_SAMPLED_SIMULATION /* tunables.h: the harness's hooks */
+void sim_sample_begin(int steps);
+int sim_sample_step(int step);
+void sim_sample_end(void);
+#else
+#define sim_sample_begin(steps) ((void)0)
+#define sim_sample_step(step) 1
+#define sim_sample_end() ((void)0)
+#endif
+
 typedef struct transfer {
     MPI_Request requests[2]; /* receive into place, send from the copy */
     size_t aux_offset;       /* where the copy lives in the aux buffer */
@@ -260,9 +270,10 @@ int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nstep
     int err = MPI_SUCCESS;
     window w = window_of(space, error);
 
+    sim_sample_begin(nsteps);
     for (int s = 0; s < nsteps && err == MPI_SUCCESS; s++) {
         int peer = peers[s];
-        if (peer == AIP_IDLE)
+        if (peer == AIP_IDLE || !sim_sample_step(s))
             continue;
         char *block = buf + blocks[peer].offset;
         size_t bytes = (size_t)blocks[peer].bytes;
@@ -271,7 +282,9 @@ int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nstep
             err = start_transfer(&w, block + done, block + done, len, (route){ peer, peer }, comm);
         }
     }
-    return finish(&w, err);
+    err = finish(&w, err);
+    sim_sample_end();
+    return err;
 }
 
 /* Post one peer's list of equal blocks: whole blocks per chunk where they
@@ -307,12 +320,15 @@ int aip_exchange_segments(char *buf, const char *src, const aip_segments *segmen
     int err = MPI_SUCCESS, count = segments->per_peer;
     window w = window_of(space, error);
 
+    sim_sample_begin(nsteps);
     for (int s = 0; s < nsteps && err == MPI_SUCCESS; s++)
-        if (peers[s] != AIP_IDLE)
+        if (peers[s] != AIP_IDLE && sim_sample_step(s))
             err = start_list(&w, buf, src, segments->positions + (size_t)peers[s] * (size_t)count,
                              count, segments->block_bytes, chunk_bytes, segments->displacements,
                              (route){ peers[s], peers[s] }, comm);
-    return finish(&w, err);
+    err = finish(&w, err);
+    sim_sample_end();
+    return err;
 }
 
 int aip_exchange_routed(char *buf, const int *positions, int count, size_t block_bytes, int to,

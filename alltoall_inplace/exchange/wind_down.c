@@ -91,10 +91,24 @@ int aip_post_data(const void *buf, int count, MPI_Datatype type, int peer, int t
     return MPI_Isend(buf, 0, MPI_BYTE, peer, tag, comm, request);
 }
 
+/* The bytes a completed receive brought, or -1 if MPI cannot say. */
+static MPI_Count received_bytes(const MPI_Status *status)
+{
+#ifdef SMPI_H /* SimGrid's SMPI (3.32) lacks MPI_Get_elements_x */
+    int bytes;
+    return MPI_Get_count(status, MPI_BYTE, &bytes) == MPI_SUCCESS && bytes != MPI_UNDEFINED
+               ? bytes
+               : -1;
+#else
+    MPI_Count bytes;
+    return MPI_Get_elements_x(status, MPI_BYTE, &bytes) == MPI_SUCCESS ? bytes : -1;
+#endif
+}
+
 void aip_check_arrival(const MPI_Status *status, MPI_Count expected_bytes, int *error)
 {
-    MPI_Count bytes;
-    if (MPI_Get_elements_x(status, MPI_BYTE, &bytes) != MPI_SUCCESS || bytes == expected_bytes)
+    MPI_Count bytes = received_bytes(status);
+    if (bytes < 0 || bytes == expected_bytes)
         return;
     aip_note_error(error, bytes == 0 ? aip_partner_failed() : aip_size_mismatch());
 }

@@ -6,7 +6,7 @@
  * sim_charge.h describes.
  *
  *   smpirun ... fftw_sim -s N0xN1xN2 [--oop] [--model | --model-here] [--fold]
- *                        [--calibration FILE] [--label NAME]
+ *                        [--calibration FILE] [--sample K] [--label NAME]
  *
  *   -s            the transform (N0 and N1 must divide by the ranks for --model)
  *   --oop         out of place, destroying the input (mpi-bench's dor);
@@ -25,6 +25,9 @@
  *   --calibration FILE  rank 0's measurements (copy bandwidth, each
  *                 sub-plan's time) are read from FILE where it has them and
  *                 added to it where not: the runs of a sweep share them
+ *   --sample K    sampled simulation: each exchange runs every K-th of its
+ *                 steps and its time is scaled to all of them (sim_charge.h;
+ *                 needs the sampling build of fftw_smpi.sh, and a model)
  *   --label NAME  the variant's name in the output
  *
  * The transposes are chosen by FFTW_MPI_INPLACE_ALGORITHM (off: stock FFTW),
@@ -46,7 +49,7 @@
 
 typedef struct options {
     ptrdiff_t n[3];
-    int out_of_place, fold;
+    int out_of_place, fold, sample;
     enum { RUN, MODEL, MODEL_HERE } model;
     const char *label, *calibration;
 } options;
@@ -55,6 +58,7 @@ static int parse(int argc, char **argv, options *opt)
 {
     memset(opt, 0, sizeof *opt);
     opt->label = "fftw";
+    opt->sample = 1;
     for (int i = 1; i < argc; i++) {
         const char *value = i + 1 < argc ? argv[i + 1] : 0;
         long a, b, c;
@@ -72,12 +76,15 @@ static int parse(int argc, char **argv, options *opt)
             opt->model = MODEL_HERE;
         else if (!strcmp(argv[i], "--calibration") && value)
             opt->calibration = argv[++i];
+        else if (!strcmp(argv[i], "--sample") && value && atoi(value) > 0)
+            opt->sample = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--label") && value)
             opt->label = argv[++i];
         else
             return 0;
     }
-    return opt->n[0] > 0 && (!opt->fold || opt->model != RUN);
+    return opt->n[0] > 0 && (!opt->fold || opt->model != RUN) &&
+           (opt->sample == 1 || opt->model != RUN);
 }
 
 /* An array of `bytes`: folded (every folded rank's maps the same pages) or
@@ -119,7 +126,7 @@ int main(int argc, char **argv)
     if (!parse(argc, argv, &opt)) {
         if (rank == 0)
             fprintf(stderr, "usage: fftw_sim -s N0xN1xN2 [--oop] [--model | --model-here] "
-                            "[--fold] [--calibration FILE] [--label NAME]\n");
+                            "[--fold] [--calibration FILE] [--sample K] [--label NAME]\n");
         MPI_Finalize();
         return 2;
     }
@@ -141,6 +148,7 @@ int main(int argc, char **argv)
         core = here;
     int fold = opt.fold && rank != 0; /* rank 0's arrays are real: it calibrates */
     charge_install(opt.model != RUN ? CHARGE_MODEL : CHARGE_RUN, core, fold);
+    charge_sample(opt.sample);
 
     ptrdiff_t *n = opt.n, nc = n[2] / 2 + 1, local_n0, x0;
     ptrdiff_t alloc = fftw_mpi_local_size_3d(n[0], n[1], nc, MPI_COMM_WORLD, &local_n0, &x0);
@@ -167,7 +175,7 @@ int main(int argc, char **argv)
     charge_begin();
     fftw_execute(plan);
     charge_end(parts);
-    double total = MPI_Wtime() - started;
+    double total = MPI_Wtime() - started + charge_left_out();
 
     double error = opt.model != RUN ? 0 : plane_waves_error(out, n, local_n0, x0);
     double slowest[CHARGE_CATEGORIES + 2];

@@ -74,8 +74,29 @@ double charge_measure_copy_bandwidth(size_t bytes);
 double charge_here_copy_bandwidth(const char *cache);
 
 /* Accounting of one timed execution: reset, then read (seconds of
- * simulated time per category, this rank's). */
+ * simulated time per category, this rank's, with the estimate of the steps
+ * that a sampled simulation left out in CHARGE_EXCHANGE and CHARGE_COPIES). */
 void charge_begin(void);
 void charge_end(double seconds[CHARGE_CATEGORIES]);
+
+/*
+ * Sampled simulation, so that 1024 ranks simulate in minutes: each exchange
+ * runs its first and last `every` steps and every `every`-th step between
+ * them (1: all).  The time of the middle part is scaled, per rank and
+ * exchange, by its steps over those that ran; the added time is in
+ * charge_end's exchange and copies, and charge_left_out() says how much of it
+ * there was (add it to the transform's time).  Steps left out move no data.
+ */
+void charge_sample(int every);
+double charge_left_out(void);
+
+/* The hooks of the exchanges (FFTW's transpose-pairwise with
+ * bench/smpi/fftw-sampled-rounds.patch, liballtoall_inplace built with
+ * -DAIP_SAMPLED_SIMULATION=1): an exchange of `steps` global steps begins;
+ * whether this rank runs its step `step` (asked for the steps it takes part
+ * in, in order; every rank decides alike, so partners agree); it ends. */
+void sim_sample_begin(int steps);
+int sim_sample_step(int step);
+void sim_sample_end(void);
 
 #endif /* SIM_CHARGE_H */
