@@ -66,10 +66,11 @@ case "${1:-}" in
 --plot-only) mode=plot ;;
 --validate) mode=validate ;;
 --check-sampling) mode=check-sampling ;;
+--check-precision) mode=check-precision ;;
 --build) mode=build ;;
 -h|--help) sed -n '2,/^# shellcheck/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 "") ;;
-*) echo "usage: [PLATFORMS=... CASES=... VARIANTS=...] fftw_smpi.sh [--build | --plot-only | --validate | --check-sampling]" >&2
+*) echo "usage: [PLATFORMS=... CASES=... VARIANTS=...] fftw_smpi.sh [--build | --plot-only | --validate | --check-sampling | --check-precision]" >&2
    exit 2 ;;
 esac
 PLATFORMS=${PLATFORMS:-juropa juqueen}
@@ -80,6 +81,7 @@ PRECISION=${PRECISION:-1e-6}
 SAMPLE=${SAMPLE:-16}
 SAMPLE_FROM=${SAMPLE_FROM:-1024}
 SAMPLE_CHECK=${SAMPLE_CHECK:-64:1600 128:2048 256:2560}
+PRECISION_CHECK=${PRECISION_CHECK:-128:2048 256:2560}
 TIME_LIMIT=${TIME_LIMIT:-1800}
 OUT=${OUT:-$top/bench/figures}
 build=${BUILD:-$top/build/smpi-fftw}
@@ -242,7 +244,7 @@ plot() {
         echo "set terminal pngcairo size 1200,520 font ',10'"
         echo "set output '$OUT/fftw_smpi.png'"
         echo "set multiplot layout 1,2 title 'In-place 3D r2c FFT, 512 MiB per process (SMPI): time relative to stock FFTW in place'"
-        echo "set logscale x 2; set xtics (2, 16, 128, 256, 1024); set grid; set key top left"
+        echo "set logscale x 2; set xtics (2, 16, 64, 128, 256, 1024); set grid; set key top left"
         echo "set xlabel 'processes'; set ylabel 'relative runtime'"
         for platform in juropa juqueen; do
             echo "set title '$platform'"
@@ -293,7 +295,7 @@ table() {
         }' "$dat"
 }
 
-# ---- Sampling check ---------------------------------------------------------------
+# ---- Checks of the sampling and of the solver's precision ----------------------------
 # Each variant of each SAMPLE_CHECK case, whole (the figure's row) and
 # sampled 1/SAMPLE: the sampled estimate's error on the exchange and on the
 # transform, and what each run cost here.
@@ -308,28 +310,47 @@ check_sampling() {
             done
         done
     done
-    sampling_table "$checked"
+    compare "$dat" 1 "$checked" "$SAMPLE" "whole, sampled 1/$SAMPLE"
 }
 
-# The table of check_sampling: rows of DAT against the whole runs of fftw_smpi.dat.
-sampling_table() {
-    echo "| platform | p | variant | exchange: whole, sampled 1/$SAMPLE (s) | error | transform: whole, sampled (s) | error | real time: whole, sampled (s) |"
+# Each variant of each PRECISION_CHECK case at PRECISION (the figure's row)
+# and at SimGrid's default, 1e-9: what the coarser solver changes, and saves.
+check_precision() {
+    checked=$OUT/fftw_smpi_precision.dat chosen=$PRECISION
+    for platform in $PLATFORMS; do
+        for case in $PRECISION_CHECK; do
+            for variant in $VARIANTS; do
+                PRECISION=$chosen
+                run_case "$platform" "${case%%:*}" "${case#*:}" "$variant" 1 "$dat" >/dev/null
+                PRECISION=1e-9
+                run_case "$platform" "${case%%:*}" "${case#*:}" "$variant" 1 "$checked" >/dev/null
+            done
+        done
+    done
+    PRECISION=$chosen
+    compare "$checked" 1 "$dat" 1 "precision 1e-9 (default), $PRECISION"
+}
+
+# compare DAT_A STRIDE_A DAT_B STRIDE_B TITLE: a Markdown table of the cases
+# run in both, B against A (its error in percent), with each run's real time.
+compare() {
+    echo "| platform | p | variant | exchange: $5 (s) | error | transform (s) | error | real time (s) |"
     echo "|---|---|---|---|---|---|---|---|"
-    awk -v k="$SAMPLE" '
+    awk -v ka="$2" -v kb="$4" '
         FNR == 1 { file++ }
         /^#/ || $5 !~ /^[0-9.]+$/ { next }
-        file == 1 && ($15 == "" ? 1 : $15) == 1 { whole[$1, $3, $2] = $0 }
-        file == 2 && $15 == k { key = $1 SUBSEP $3 SUBSEP $2; sampled[key] = $0
-                                if (!(key in seen)) { seen[key] = 1; order[++n] = key } }
+        { key = $1 SUBSEP $3 SUBSEP $2; k = ($15 == "" ? 1 : $15) }
+        file == 1 && k == ka { a[key] = $0 }
+        file == 2 && k == kb { b[key] = $0; if (!(key in seen)) { seen[key] = 1; order[++n] = key } }
         END {
             for (i = 1; i <= n; i++) {
-                if (!(order[i] in whole)) continue
-                split(whole[order[i]], w, " "); split(sampled[order[i]], s, " ")
-                printf "| %s | %d | %s | %.3f, %.3f | %+.1f%% | %.3f, %.3f | %+.1f%% | %d, %d |\n",
-                       w[1], w[3], w[2], w[6], s[6], 100 * (s[6] / w[6] - 1),
-                       w[5], s[5], 100 * (s[5] / w[5] - 1), w[14], s[14]
+                if (!(order[i] in a)) continue
+                split(a[order[i]], x, " "); split(b[order[i]], y, " ")
+                printf "| %s | %d | %s | %.4f, %.4f | %+.2f%% | %.3f, %.3f | %+.2f%% | %d, %d |\n",
+                       x[1], x[3], x[2], x[6], y[6], 100 * (y[6] / x[6] - 1),
+                       x[5], y[5], 100 * (y[5] / x[5] - 1), x[14], y[14]
             }
-        }' "$dat" "$1"
+        }' "$1" "$3"
 }
 
 case "$mode" in
@@ -338,6 +359,10 @@ build) build_all; exit 0 ;;
 check-sampling)
     build_all
     check_sampling | tee "$OUT/fftw_smpi_sampling.txt"
+    exit 0 ;;
+check-precision)
+    build_all
+    check_precision | tee "$OUT/fftw_smpi_precision.txt"
     exit 0 ;;
 validate)
     build_all

@@ -273,7 +273,7 @@ int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nstep
     sim_sample_begin(nsteps);
     for (int s = 0; s < nsteps && err == MPI_SUCCESS; s++) {
         int peer = peers[s];
-        if (peer == AIP_IDLE || !sim_sample_step(s))
+        if (!sim_sample_step(s) || peer == AIP_IDLE)
             continue;
         char *block = buf + blocks[peer].offset;
         size_t bytes = (size_t)blocks[peer].bytes;
@@ -322,7 +322,7 @@ int aip_exchange_segments(char *buf, const char *src, const aip_segments *segmen
 
     sim_sample_begin(nsteps);
     for (int s = 0; s < nsteps && err == MPI_SUCCESS; s++)
-        if (peers[s] != AIP_IDLE && sim_sample_step(s))
+        if (sim_sample_step(s) && peers[s] != AIP_IDLE)
             err = start_list(&w, buf, src, segments->positions + (size_t)peers[s] * (size_t)count,
                              count, segments->block_bytes, chunk_bytes, segments->displacements,
                              (route){ peers[s], peers[s] }, comm);

@@ -437,7 +437,7 @@ static int sample_stride = 1;
 enum { HEAD, MIDDLE, TAIL, REGIONS };
 static struct {
     int steps, region, synchronised;
-    int active, ran; /* of the middle's steps: asked, run */
+    int middle, ran; /* of the middle's steps: asked, run */
     double region_started, copies_started, seconds[REGIONS], copies[REGIONS];
 } exchange_now;
 static double left_out, left_out_copies; /* estimated seconds of the steps not run */
@@ -492,13 +492,15 @@ int sim_sample_step(int step)
     if (region != MIDDLE)
         return 1;
     int runs = step % k == k / 2;
-    exchange_now.active++;
+    exchange_now.middle++;
     exchange_now.ran += runs;
     return runs;
 }
 
 /* The middle's simulated time, for the steps that ran, is scaled to all of
- * its steps: each step that ran stands for active / ran of this rank's. */
+ * its steps: each step that ran stands for middle / ran steps of the global
+ * sequence (idle ones too: in MPICH's schedule a rank's idle steps are its
+ * waits for the wave of exchanges to reach it). */
 void sim_sample_end(void)
 {
     if (sample_stride == 1)
@@ -506,7 +508,7 @@ void sim_sample_end(void)
     enter_region(TAIL);
     if (!timing || exchange_now.ran == 0)
         return;
-    double scale = (double)exchange_now.active / exchange_now.ran - 1;
+    double scale = (double)exchange_now.middle / exchange_now.ran - 1;
     left_out += scale * exchange_now.seconds[MIDDLE];
     left_out_copies += scale * exchange_now.copies[MIDDLE];
 }

@@ -93,8 +93,9 @@ double charge_left_out(void);
 /* The hooks of the exchanges (FFTW's transpose-pairwise with
  * bench/smpi/fftw-sampled-rounds.patch, liballtoall_inplace built with
  * -DAIP_SAMPLED_SIMULATION=1): an exchange of `steps` global steps begins;
- * whether this rank runs its step `step` (asked for the steps it takes part
- * in, in order; every rank decides alike, so partners agree); it ends. */
+ * whether this rank runs its step `step` (asked for every step of the
+ * global sequence, idle ones too, in order; every rank decides alike, so
+ * partners agree); it ends. */
 void sim_sample_begin(int steps);
 int sim_sample_step(int step);
 void sim_sample_end(void);
