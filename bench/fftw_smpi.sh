@@ -27,20 +27,34 @@
 #
 # Environment (defaults in brackets):
 #   PLATFORMS [juropa juqueen]
-#   CASES ["2:512 16:1024 128:2048 256:2560"]  ranks:N for N^3; the paper's
-#          1024:4096 simulates for more than 30 minutes a variant (SimGrid's
-#          max-min solver: 1024^2 messages per transpose, each settling with
-#          about 1000 flows in flight; 256 ranks take 0.5-11 minutes a variant)
+#   CASES ["2:512 16:1024 64:1600 128:2048 256:2560 1024:4096"]  ranks:N for N^3
 #   VARIANTS [stock mpich lsa hsa sa auto dor]
+#   SAMPLE [16], SAMPLE_FROM [1024]  cases of SAMPLE_FROM ranks or more are
+#          sampled: each exchange runs its first and last SAMPLE steps and
+#          every SAMPLE-th step between them, and the time of that middle
+#          part is scaled to all of its steps (sim_charge.h).  A whole run at
+#          1024 ranks takes hours (SimGrid's max-min solver re-solves the
+#          sharing of about a thousand flows at each of 2 x 1024^2 messages);
+#          sampled, minutes.  --check-sampling measures the error.
+#   PRECISION [1e-6]  SimGrid's surf/precision (its default is 1e-9): the
+#          solver ignores smaller rate changes; --check-precision measures it
 #   TIME_LIMIT [1800]  seconds of real time per run; a run past it is
 #                      recorded as "timeout", never as a figure
-#   OUT [bench/figures]  fftw_smpi.dat (one row per run), fftw_smpi.png,
+#   FORCE [0]  1: run cases again that the .dat file already has
+#   OUT [bench/figures]  fftw_smpi.dat (one row per case, which is also the
+#                      cache: a case with a row is not run again, so an
+#                      interrupted sweep resumes), fftw_smpi.png,
 #                      fftw_smpi.log (smpirun's output)
-#   BUILD [build/smpi-fftw]  the smpicc builds (FFTW's takes 5-10 minutes once)
+#   BUILD [build/smpi-fftw]  the smpicc builds (FFTW's takes 2-5 minutes once)
+# Progress goes to stderr, one line per case run.
 # --build only builds; --plot-only redraws the figure and prints docs/results.md's
 # table from fftw_smpi.dat; --validate runs the
 # charged model against SMPI's own measurement of the same transforms
-# (256^3 on 2 and 4 ranks, everything executed; see docs/results.md).
+# (256^3 on 2 and 4 ranks, everything executed; see docs/results.md);
+# --check-sampling runs the SAMPLE_CHECK cases ["64:1600 128:2048 256:2560"]
+# whole and sampled (fftw_smpi_sampling.{dat,txt}); --check-precision runs
+# the PRECISION_CHECK cases ["128:2048 256:2560"] at PRECISION and at 1e-9
+# (fftw_smpi_precision.{dat,txt}).
 #
 # SMPI settings, and why:
 #   smpi/host-speed:1Gf, hosts of 1 Gflop/s   one simulated flop is a
@@ -57,6 +71,13 @@
 #   smpi/shared-malloc-blocksize:64M   a folded array is mapped block by
 #       block: 1 MiB blocks would need 512 mappings per rank, past Linux's
 #       65530 at 1024 ranks
+#   surf/precision:$PRECISION   1e-6 cut ours' simulation 2.5x at 256 ranks and
+#       changes no exchange by more than the --check-precision table says
+#
+# Built for simulation, the library waits in MPI_Waitall (AIP_BLOCKING_WAIT)
+# and asks the harness which steps to run (AIP_SAMPLED_SIMULATION), and
+# FFTW's transpose-pairwise likewise (bench/smpi/fftw-sampled-rounds.patch);
+# unsampled runs run every step.
 #
 # shellcheck disable=SC2016 # awk programs in single quotes
 set -eu

@@ -6,7 +6,7 @@
  * sim_charge.h describes.
  *
  *   smpirun ... fftw_sim -s N0xN1xN2 [--oop] [--model | --model-here] [--fold]
- *                        [--calibration FILE] [--sample K] [--label NAME]
+ *                        [--calibration FILE] [--sample K] [--label NAME] [--print-plan]
  *
  *   -s            the transform (N0 and N1 must divide by the ranks for --model)
  *   --oop         out of place, destroying the input (mpi-bench's dor);
@@ -29,6 +29,7 @@
  *                 steps and its time is scaled to all of them (sim_charge.h;
  *                 needs the sampling build of fftw_smpi.sh, and a model)
  *   --label NAME  the variant's name in the output
+ *   --print-plan  rank 0 prints the plan to stderr (as mpi-bench -v2)
  *
  * The transposes are chosen by FFTW_MPI_INPLACE_ALGORITHM (off: stock FFTW),
  * the plan with FFTW_ESTIMATE.  Rank 0 prints one line: the label, ranks,
@@ -49,7 +50,7 @@
 
 typedef struct options {
     ptrdiff_t n[3];
-    int out_of_place, fold, sample;
+    int out_of_place, fold, sample, print_plan;
     enum { RUN, MODEL, MODEL_HERE } model;
     const char *label, *calibration;
 } options;
@@ -78,6 +79,8 @@ static int parse(int argc, char **argv, options *opt)
             opt->calibration = argv[++i];
         else if (!strcmp(argv[i], "--sample") && value && atoi(value) > 0)
             opt->sample = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--print-plan"))
+            opt->print_plan = 1;
         else if (!strcmp(argv[i], "--label") && value)
             opt->label = argv[++i];
         else
@@ -126,7 +129,8 @@ int main(int argc, char **argv)
     if (!parse(argc, argv, &opt)) {
         if (rank == 0)
             fprintf(stderr, "usage: fftw_sim -s N0xN1xN2 [--oop] [--model | --model-here] "
-                            "[--fold] [--calibration FILE] [--sample K] [--label NAME]\n");
+                            "[--fold] [--calibration FILE] [--sample K] [--label NAME] "
+                            "[--print-plan]\n");
         MPI_Finalize();
         return 2;
     }
@@ -161,6 +165,11 @@ int main(int argc, char **argv)
     if (!plan) {
         fprintf(stderr, "fftw_sim: FFTW made no plan\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+
+    if (opt.print_plan && rank == 0) {
+        fftw_fprint_plan(plan, stderr);
+        fputc('\n', stderr);
     }
 
     double calibration = 0;
