@@ -429,9 +429,9 @@ double charge_here_copy_bandwidth(const char *cache)
 
 /* ---- Sampled exchanges ------------------------------------------------------------ */
 
-/* An exchange's first and last sample_stride steps run, and every
- * sample_stride-th step between them (the middle one of each stride).  The
- * ends are where schedules put their odd steps: HSA's last steps stay within a
+/* An exchange's first and last sample_stride steps run, and one step in
+ * each window of sample_stride steps between them (window_pick).  The ends
+ * are where schedules put their odd steps: HSA's last steps stay within a
  * node, LSA's first and last ones too, FFTW's first round is the local copy. */
 static int sample_stride = 1;
 enum { HEAD, MIDDLE, TAIL, REGIONS };

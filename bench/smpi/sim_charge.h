@@ -81,8 +81,8 @@ void charge_end(double seconds[CHARGE_CATEGORIES]);
 
 /*
  * Sampled simulation, so that 1024 ranks simulate in minutes: each exchange
- * runs its first and last `every` steps and every `every`-th step between
- * them (1: all).  The time of the middle part is scaled, per rank and
+ * runs its first and last `every` steps and one step in each window of
+ * `every` between them (1: all).  The time of the middle part is scaled, per rank and
  * exchange, by its steps over those that ran; the added time is in
  * charge_end's exchange and copies, and charge_left_out() says how much of it
  * there was (add it to the transform's time).  Steps left out move no data.
