@@ -25,8 +25,9 @@
  *   --calibration FILE  rank 0's measurements (copy bandwidth, each
  *                 sub-plan's time) are read from FILE where it has them and
  *                 added to it where not: the runs of a sweep share them
- *   --sample K    sampled simulation: each exchange runs every K-th of its
- *                 steps and its time is scaled to all of them (sim_charge.h;
+ *   --sample K    sampled simulation: each exchange runs its first and last
+ *                 K steps and one in each K between them, whose time is
+ *                 scaled to all of theirs (sim_charge.h;
  *                 needs the sampling build of fftw_smpi.sh, and a model)
  *   --label NAME  the variant's name in the output
  *   --print-plan  rank 0 prints the plan to stderr (as mpi-bench -v2)
