@@ -45,6 +45,7 @@
 #   TIME_LIMIT [1800]  seconds of real time per run; a run past it is
 #                      recorded as "timeout", never as a figure
 #   FORCE [0]  1: run cases again that the .dat file already has
+#   SMPI_CFG   more smpirun options (--cfg=...) for every run
 #   OUT [bench/figures]  fftw_smpi.dat (one row per case, which is also the
 #                      cache: a case with a row is not run again, so an
 #                      interrupted sweep resumes), fftw_smpi.png,
@@ -133,7 +134,9 @@ build_all() {
     # library's), position-independent (smpicc links the program as a shared
     # object), its MPI part with smpicc, libraries only (the harness below is
     # the program), and configure cannot run an SMPI program to size MPI_Fint.
-    CC="gcc -fPIC" FFTW_SOURCE=debian FFTW_EXTRA_PATCHES="$top/bench/smpi/fftw-sampled-rounds.patch" FFTW_CACHE="$top/build/fftw-cache" FFTW_LIBRARIES_ONLY=yes \
+    # The simulation-only patch lets the harness pick transpose-pairwise's rounds.
+    CC="gcc -fPIC" FFTW_SOURCE=debian FFTW_CACHE="$top/build/fftw-cache" FFTW_LIBRARIES_ONLY=yes \
+    FFTW_EXTRA_PATCHES="$top/bench/smpi/fftw-sampled-rounds.patch" \
     FFTW_CONFIGURE_FLAGS="--disable-shared --enable-static --disable-fortran \
 --disable-threads --enable-sse2 --enable-avx ac_cv_sizeof_MPI_Fint=4" \
     FFTW_STAGE="$build/fftw" MPICC=smpicc PREFIX="$build/install" BINDIR="$build/install/bin" \
@@ -211,7 +214,7 @@ cached_row() {
 }
 
 # Puts ROW into DAT in place of the row of the same case, in the order
-# platform, ranks, stride, variant (the VARIANTS order).
+# platform, ranks, stride, variant (VARIANTS_ORDER).
 store_row() {
     row=$1 file=$2
     { grep '^#' "$file" 2>/dev/null || header
