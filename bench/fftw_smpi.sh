@@ -205,12 +205,13 @@ stride_for() {
     if [ "$1" -ge "$SAMPLE_FROM" ]; then echo "$SAMPLE"; else echo 1; fi
 }
 
-# The row of DAT for PLATFORM VARIANT RANKS STRIDE with a figure, if any.
+# cached_row PLATFORM VARIANT RANKS STRIDE DAT: the case's row in DAT with a
+# figure, if any.
 cached_row() {
-    [ -f "$4" ] || return 0
-    awk -v p="$1" -v v="$2" -v np="$3" -v k="$5" \
+    [ -f "$5" ] || return 0
+    awk -v p="$1" -v v="$2" -v np="$3" -v k="$4" \
         '!/^#/ && $1 == p && $2 == v && $3 == np && ($15 == "" ? 1 : $15) == k &&
-         $5 ~ /^[0-9.]+$/ { row = $0 } END { if (row != "") print row }' "$4"
+         $5 ~ /^[0-9.]+$/ { row = $0 } END { if (row != "") print row }' "$5"
 }
 
 # Puts ROW into DAT in place of the row of the same case, in the order
@@ -231,7 +232,7 @@ store_row() {
 # run_case PLATFORM RANKS N VARIANT STRIDE DAT: the case's row, from DAT if it
 # is there (FORCE=1: run again), else simulated and stored in DAT at once.
 run_case() {
-    cached=$(cached_row "$1" "$4" "$2" "$6" "$5")
+    cached=$(cached_row "$1" "$4" "$2" "$5" "$6")
     if [ -n "$cached" ] && [ "${FORCE:-0}" != 1 ]; then
         echo "$cached"
         return
