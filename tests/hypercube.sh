@@ -2,10 +2,10 @@
 # The hypercube all-to-all against MPI_Alltoall on p = 1..9 and 16 ranks
 # (powers of two and not: both routings), in place and out of place, block
 # sizes from 0 to more than the budget, budgets from the minimum to 1 MiB
-# (node_test --algorithm hypercube); then that it runs where asked, falls
-# back to hsa where blocks have gaps, and that auto takes it for small
-# blocks on 16 nodes of one rank but not on 8.  One seed per run, printed, so a failure can be replayed with
-# AIP_TEST_SEED=<seed>.
+# (node_test --algorithm hypercube); then that AIP_DEBUG says it runs where
+# asked and that hsa runs where blocks have gaps.  When auto takes it is
+# decision_test's.  One seed per run, printed, so a failure can be replayed
+# with AIP_TEST_SEED=<seed>.
 set -e
 seed=${AIP_TEST_SEED:-$(date +%s)}
 for np in 1 2 3 4 5 6 7 8 9 16; do
@@ -18,13 +18,3 @@ for expected in "AIP_Alltoall on 6 ranks: hypercube," \
     "hsa instead of hypercube: only AIP_Alltoall with blocks of contiguous bytes"; do
     echo "$out" | grep -q "$expected" || { echo "$out"; echo "hypercube.sh: no '$expected'"; exit 1; }
 done
-# auto: the hypercube on nodes of one rank from 16 ranks on, hsa below.
-out=$(AIP_RANKS_PER_NODE=1 AIP_DEBUG=1 "$MPIRUN" 16 "$TESTBIN/node_test" --seed "$seed" \
-    --algorithm auto 2>&1) || { echo "$out"; exit 1; }
-echo "$out" | grep -q "AIP_Alltoall on 16 ranks: hypercube (auto)" ||
-    { echo "$out"; echo "hypercube.sh: auto did not choose the hypercube for small blocks"; exit 1; }
-out=$(AIP_RANKS_PER_NODE=1 AIP_DEBUG=1 "$MPIRUN" 8 "$TESTBIN/node_test" --seed "$seed" \
-    --algorithm auto 2>&1) || { echo "$out"; exit 1; }
-if echo "$out" | grep -q "hypercube (auto)"; then
-    echo "$out"; echo "hypercube.sh: auto chose the hypercube on 8 ranks"; exit 1
-fi

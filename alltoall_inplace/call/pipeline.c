@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "general/general.h"
 #include "node/node_aware.h"
 #include "select/select.h"
 
@@ -23,17 +22,15 @@ static size_t chunk_bytes_for(long long budget)
     return chunk < 1 ? 1 : (size_t)chunk;
 }
 
-/* What the plan holds: itself, the call's blocks, the workspace and its O(p)
- * arrays (not the node tables it references: the communicator's cache's). */
+/* What the plan holds: itself, the call's blocks, the workspace and its row's
+ * state (not the node tables it references: the communicator's cache's). */
 static size_t plan_bytes(const aip_plan *plan)
 {
     size_t p = (size_t)plan->call.size;
     return sizeof *plan + (aip_call_general(&plan->call) ? 2 : 1) * p * sizeof(aip_block) +
            plan->space.aux_bytes + (plan->space.ring ? plan->space.ring_bytes : 0) +
-           (plan->peers ? 2 * p * sizeof(int) : 0) +
-           (plan->segment_blocks ? p * (sizeof(aip_block) + sizeof(MPI_Aint)) : 0) +
            (plan->report ? 2 * p * sizeof(long long) : 0) +
-           (plan->general ? aip_general_exchange_bytes(plan->general) : 0);
+           (plan->state ? plan->row->bytes(&plan->call, plan->state) : 0);
 }
 
 void aip_plan_free(aip_plan *plan)
@@ -42,41 +39,75 @@ void aip_plan_free(aip_plan *plan)
         return;
     aip_nodes_release(plan->nodes);
     aip_nodes_release(plan->spare_nodes);
-    aip_general_exchange_free(plan->general);
+    if (plan->state)
+        plan->row->release(plan->state);
     aip_workspace_free(&plan->space);
     aip_private_release(plan->private);
-    free(plan->peers);
-    free(plan->segment_blocks);
-    free(plan->displacements);
     free(plan->report);
     aip_call_free(&plan->call);
     free(plan);
 }
 
-/* Step 1's allocations, for every algorithm `asked` may turn into. */
-static int allocate(aip_plan *plan, const aip_needs *needs, const aip_choices *choices,
-                    long long budget)
-{
-    size_t p = (size_t)plan->call.size;
-    int err = MPI_SUCCESS;
+/* The rows a plan may run, with their states, until the choice keeps one. */
+typedef struct may_run {
+    int count;
+    const aip_algorithm_row *rows[AIP_MAY_RUN_MAX];
+    void *states[AIP_MAY_RUN_MAX];
+} may_run;
 
-    if (!(plan->report = aip_malloc(2 * p * sizeof *plan->report)))
+static void may_run_release(may_run *candidates)
+{
+    for (int i = 0; i < candidates->count; i++)
+        if (candidates->states[i])
+            candidates->rows[i]->release(candidates->states[i]);
+    candidates->count = 0;
+}
+
+/* Step 1's allocations: the workspace of every row `asked` may turn into
+ * (the aux buffer the largest of theirs), and the nodes' if they may be needed. */
+static int allocate(aip_plan *plan, AIP_Algorithm asked, const aip_choices *choices,
+                    long long budget, may_run *candidates, size_t *aux_bytes)
+{
+    const aip_call *call = &plan->call;
+    AIP_Algorithm algorithms[AIP_MAY_RUN_MAX];
+    int ring = 0, err = MPI_SUCCESS;
+
+    *aux_bytes = 0;
+    candidates->count = aip_may_run(call, asked, algorithms);
+    for (int i = 0; i < candidates->count; i++) {
+        const aip_algorithm_row *row = aip_algorithm_row_of(algorithms[i]);
+        size_t aux = row->aux_bytes(call, (size_t)budget);
+        candidates->rows[i] = row;
+        candidates->states[i] = NULL;
+        if (err == MPI_SUCCESS && row->allocate)
+            err = row->allocate(row, call, &candidates->states[i]);
+        *aux_bytes = aux > *aux_bytes ? aux : *aux_bytes;
+        ring |= row->ring;
+    }
+    if (err == MPI_SUCCESS && !(plan->report = aip_malloc(2 * (size_t)call->size *
+                                                         sizeof *plan->report)))
         err = MPI_ERR_NO_MEM;
-    if (err == MPI_SUCCESS && needs->schedule && !(plan->peers = aip_malloc(2 * p * sizeof(int))))
-        err = MPI_ERR_NO_MEM;
-    if (err == MPI_SUCCESS && needs->segments &&
-        (!(plan->segment_blocks = aip_malloc(p * sizeof *plan->segment_blocks)) ||
-         !(plan->displacements = aip_malloc(p * sizeof *plan->displacements))))
-        err = MPI_ERR_NO_MEM;
-    if (err == MPI_SUCCESS && needs->general)
-        err = aip_general_exchange_alloc(&plan->general, plan->call.rank, plan->call.size);
     if (err == MPI_SUCCESS)
-        err = aip_workspace_alloc(&plan->space, needs->aux_bytes, needs->ring,
-                                  chunk_bytes_for(budget), plan->call.size);
-    if (err == MPI_SUCCESS && needs->nodes)
-        err = aip_nodes_reserve(plan->call.comm, choices->ranks_per_node, plan->call.size,
+        err = aip_workspace_alloc(&plan->space, *aux_bytes, ring, chunk_bytes_for(budget),
+                                  call->size);
+    if (err == MPI_SUCCESS && aip_may_run_node_aware(call, asked))
+        err = aip_nodes_reserve(call->comm, choices->ranks_per_node, call->size,
                                 &plan->spare_nodes);
     return err;
+}
+
+/* The chosen row's state goes to the plan, the others' are freed. */
+static int keep_chosen(aip_plan *plan, may_run *candidates)
+{
+    for (int i = 0; i < candidates->count; i++)
+        if (candidates->rows[i] == plan->row) {
+            plan->state = candidates->states[i];
+            candidates->states[i] = NULL;
+            may_run_release(candidates);
+            return MPI_SUCCESS;
+        }
+    may_run_release(candidates);
+    return MPI_ERR_INTERN; /* aip_decide chose outside aip_may_run: a bug, not a crash */
 }
 
 static void print_decision(const aip_plan *plan, size_t bytes)
@@ -100,7 +131,8 @@ static void print_decision(const aip_plan *plan, size_t bytes)
 }
 
 /* Steps 2 and 3: agree, then choose and prepare the algorithm. */
-static int agree_and_choose(aip_plan *plan, const aip_choices *choices, long long budget)
+static int agree_and_choose(aip_plan *plan, const aip_choices *choices, long long budget,
+                            may_run *candidates)
 {
     aip_call *call = &plan->call;
     aip_agreement agreement;
@@ -138,13 +170,11 @@ static int agree_and_choose(aip_plan *plan, const aip_choices *choices, long lon
         aip_decide(call, plan->asked, plan->nodes ? &plan->nodes->shape : NULL,
                    agreement.min_aux_bytes, &plan->why);
     plan->row = aip_algorithm_row_of(algorithm);
+    if ((err = keep_chosen(plan, candidates)) != MPI_SUCCESS)
+        return aip_raise_mpi_error(call, err, "the algorithm chosen has no workspace");
     if (plan->row->kind != AIP_KIND_NODE_AWARE) {
         aip_nodes_release(plan->nodes);
         plan->nodes = NULL;
-    }
-    if (plan->row->schedule) {
-        plan->row->schedule->fill(call->rank, call->size, plan->peers);
-        plan->nsteps = plan->row->schedule->nsteps(call->size);
     }
     plan->debug = call->rank == 0 && aip_env_debug(); /* read once: executions read no getenv */
     if (plan->debug)
@@ -155,6 +185,7 @@ static int agree_and_choose(aip_plan *plan, const aip_choices *choices, long lon
 int aip_plan_create(aip_call *call, const AIP_Options *options, aip_plan **created)
 {
     aip_plan *plan = aip_calloc(1, sizeof *plan);
+    may_run candidates = { 0 };
     char why[320];
     int err;
 
@@ -166,7 +197,7 @@ int aip_plan_create(aip_call *call, const AIP_Options *options, aip_plan **creat
         stand_in.call = *call;
         aip_call_error(&stand_in.call, MPI_ERR_NO_MEM, "cannot allocate a plan");
         aip_choices none = { AIP_ALGORITHM_AUTO, 0, AIP_REQUESTS_P2P, 0 };
-        err = agree_and_choose(&stand_in, &none, 0);
+        err = agree_and_choose(&stand_in, &none, 0, &candidates);
         aip_private_release(stand_in.private);
         aip_call_free(&stand_in.call);
         return err;
@@ -186,20 +217,22 @@ int aip_plan_create(aip_call *call, const AIP_Options *options, aip_plan **creat
     long long budget =
         plan->options.aux_bytes > 0 ? plan->options.aux_bytes : AIP_AUX_BYTES_MIN;
     aip_choices choices = {
-        .algorithm = aip_call_general(call) ? AIP_ALGORITHM_GENERAL : plan->options.algorithm,
+        .algorithm = aip_asked(call, plan->options.algorithm),
         .ranks_per_node = plan->options.ranks_per_node,
         .requests = plan->options.requests,
     };
     if (call->error == MPI_SUCCESS) {
-        aip_needs needs;
-        aip_needs_of(call, (AIP_Algorithm)choices.algorithm, (size_t)budget, &needs);
-        if (allocate(plan, &needs, &choices, budget) != MPI_SUCCESS)
+        size_t aux_bytes;
+        if (allocate(plan, (AIP_Algorithm)choices.algorithm, &choices, budget, &candidates,
+                     &aux_bytes) != MPI_SUCCESS)
             aip_call_error(call, MPI_ERR_NO_MEM,
                            "cannot allocate the %zu-byte auxiliary buffer and O(p) arrays",
-                           needs.aux_bytes);
+                           aux_bytes);
     }
 
-    if ((err = agree_and_choose(plan, &choices, budget)) != MPI_SUCCESS) {
+    err = agree_and_choose(plan, &choices, budget, &candidates);
+    may_run_release(&candidates); /* after an error: what the choice did not keep */
+    if (err != MPI_SUCCESS) {
         aip_plan_free(plan);
         return err;
     }

@@ -11,7 +11,6 @@
 
 struct aip_algorithm_row;
 struct aip_nodes;
-struct general_exchange;
 
 struct AIP_Plan_s {
     aip_call call;          /* the layout (call.buf unused: each execution brings one) */
@@ -26,12 +25,7 @@ struct AIP_Plan_s {
     int debug;              /* AIP_DEBUG, on rank 0: print what runs */
     size_t chunk_bytes;     /* agreed by all ranks: the smallest budget's chunks */
     aip_workspace space;    /* the aux buffer (and the executor's ring) */
-    /* O(p) index space, as the algorithms that may run need it (select.h's aip_needs) */
-    int *peers;                /* a schedule's peers, 2p ... */
-    int nsteps;                /* ... of which a schedule row's run uses nsteps */
-    aip_block *segment_blocks; /* node-aware steps: p blocks ... */
-    MPI_Aint *displacements;   /* ... and p displacements */
-    struct general_exchange *general; /* the general algorithm's state */
+    void *state;            /* row's own workspace (select.h), or NULL */
     long long *report;         /* 2p: naming mismatched pairs (check.c) */
 };
 

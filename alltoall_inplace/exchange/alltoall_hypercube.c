@@ -12,8 +12,9 @@
  * left, scattered there by an indexed datatype.  The next stage sends what
  * this one received, so stages do not overlap.  For p other than a power of
  * two, a last pass swaps pairs of blocks home through the aux buffer.
- * Extra memory: the aux budget (a stage's data, p / 2 blocks, where it
- * fits) and O(p) integers, as for hsa.
+ * Extra memory: within the aux budget, a stage's data (p / 2 blocks) or
+ * what hsa needs, whichever is larger, since hsa runs instead should the
+ * agreement find another rank's blocks not contiguous; and O(p) integers.
  *
  * Errors: a rank whose MPI fails winds down through the remaining stages,
  * its messages empty (exchange.h), and skips the final pass.
@@ -35,9 +36,19 @@ static void swap_blocks(char *a, char *b, size_t bytes, char *aux, size_t chunk_
     }
 }
 
+/* A stage's data, p / 2 blocks, within the budget. */
+size_t aip_hypercube_aux_bytes(const aip_call *call, size_t budget)
+{
+    if (call->block_bytes < 0)
+        return 0; /* not AIP_Alltoall's blocks: never runs */
+    size_t stage = (size_t)(call->size / 2) * (size_t)call->block_bytes;
+    return stage < budget ? stage : budget;
+}
+
 int aip_run_hypercube(const aip_plan *plan, char *buf, const char *sendbuf)
 {
     const aip_call *call = &plan->call;
+    const aip_index_space *index = plan->state;
     int rank = call->rank, p = call->size, err = MPI_SUCCESS;
     size_t block = (size_t)call->block_bytes;
     char *blocks = buf + call->first_offset;
@@ -47,9 +58,9 @@ int aip_run_hypercube(const aip_plan *plan, char *buf, const char *sendbuf)
     if (block == 0) /* agreed on every rank */
         return MPI_SUCCESS;
     for (int k = 0; k < aip_hypercube_nstages(p); k++) {
-        aip_hypercube_stage stage = aip_hypercube_stage_of(rank, p, k, plan->peers);
-        err = aip_exchange_routed(blocks, plan->peers, stage.count, block, stage.to, stage.from,
-                                  plan->displacements, &plan->space, plan->chunk_bytes,
+        aip_hypercube_stage stage = aip_hypercube_stage_of(rank, p, k, index->peers);
+        err = aip_exchange_routed(blocks, index->peers, stage.count, block, stage.to, stage.from,
+                                  index->displacements, &plan->space, plan->chunk_bytes,
                                   plan->private_comm, err);
     }
     if (err != MPI_SUCCESS)

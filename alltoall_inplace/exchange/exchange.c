@@ -341,14 +341,66 @@ int aip_exchange_routed(char *buf, const int *positions, int count, size_t block
     return finish(&w, err);
 }
 
+/* ---- The schedule rows and the index space of the others. ---- */
+
+int aip_steps_allocate(const aip_schedule *schedule, const aip_call *call, aip_steps **steps)
+{
+    int nsteps = schedule->nsteps(call->size);
+    if (!(*steps = aip_malloc(aip_steps_bytes(call, NULL))))
+        return MPI_ERR_NO_MEM;
+    (*steps)->nsteps = nsteps;
+    schedule->fill(call->rank, call->size, (*steps)->peers);
+    return MPI_SUCCESS;
+}
+
+/* Room for the longest schedule, MPICH's 2p - 1 steps. */
+size_t aip_steps_bytes(const aip_call *call, const void *steps)
+{
+    (void)steps;
+    return sizeof(aip_steps) + 2 * (size_t)call->size * sizeof(int);
+}
+
+size_t aip_exchange_aux_bytes(const aip_call *call, size_t budget)
+{
+    size_t outgoing = 0;
+    for (int j = 0; j < call->size; j++)
+        if (j != call->rank)
+            outgoing += (size_t)call->blocks[j].bytes;
+    return outgoing < budget ? outgoing : budget;
+}
+
 int aip_run_schedule(const aip_plan *plan, char *buf, const char *sendbuf)
 {
     const aip_call *call = &plan->call;
+    const aip_steps *steps = plan->state;
 
     if (sendbuf) /* out of place: the exchange works in place on a copy */
         for (int j = 0; j < call->size; j++)
             memcpy(buf + call->blocks[j].offset, sendbuf + call->blocks[j].offset,
                    (size_t)call->blocks[j].bytes);
-    return aip_exchange(buf, call->blocks, plan->peers, plan->nsteps, &plan->space,
+    return aip_exchange(buf, call->blocks, steps->peers, steps->nsteps, &plan->space,
                         plan->chunk_bytes, plan->private_comm, MPI_SUCCESS);
+}
+
+/* One allocation: the struct, then the arrays in decreasing alignment. */
+int aip_index_space_allocate(const struct aip_algorithm_row *row, const aip_call *call,
+                             void **space)
+{
+    size_t p = (size_t)call->size;
+    aip_index_space *s = aip_malloc(aip_index_space_bytes(call, NULL));
+    (void)row;
+    if (!(*space = s))
+        return MPI_ERR_NO_MEM;
+    s->blocks = (aip_block *)(s + 1);
+    s->displacements = (MPI_Aint *)(s->blocks + p);
+    s->peers = (int *)(s->displacements + p);
+    return MPI_SUCCESS;
+}
+
+size_t aip_index_space_bytes(const aip_call *call, const void *space)
+{
+    size_t p = (size_t)call->size;
+    (void)space;
+    return sizeof(aip_index_space) + p * (sizeof(aip_block) + sizeof(MPI_Aint)) +
+           2 * p * sizeof(int);
 }

@@ -7,6 +7,9 @@
 #define AIP_EXCHANGE_H
 
 #include "call/call.h"
+#include "schedule/schedule.h"
+
+struct aip_algorithm_row;
 
 /* The memory the executor works in, allocated by the pipeline before the
  * agreement so that running out of memory is an error all ranks return. */
@@ -102,12 +105,35 @@ int aip_exchange_routed(char *buf, const int *positions, int count, size_t block
                         int from, MPI_Aint *displacements, const aip_workspace *space,
                         size_t chunk_bytes, MPI_Comm comm, int error);
 
-/* The hypercube all-to-all (alltoall_hypercube.c): a row of the table. */
-int aip_run_hypercube(const aip_plan *plan, char *buf, const char *sendbuf);
+/* ---- Rows of the algorithm table (select.h) that run on the executor. ---- */
 
-/* The run of every schedule row of the algorithm table: the plan's schedule
- * (peers, nsteps) over its blocks; out of place the blocks are first copied
- * from sendbuf into buf. */
+/* The schedule rows.  Their state: the schedule as this rank runs it. */
+typedef struct aip_steps {
+    int nsteps;
+    int peers[]; /* nsteps of them */
+} aip_steps;
+int aip_steps_allocate(const aip_schedule *schedule, const aip_call *call, aip_steps **steps);
+size_t aip_steps_bytes(const aip_call *call, const void *steps);
+/* The aux buffer a schedule's exchange uses: what this rank sends, within
+ * the budget (the other rows' too wherever they move whole blocks). */
+size_t aip_exchange_aux_bytes(const aip_call *call, size_t budget);
+/* Run the plan's schedule (its aip_steps) over its blocks; out of place the
+ * blocks are first copied from sendbuf into buf. */
 int aip_run_schedule(const aip_plan *plan, char *buf, const char *sendbuf);
+
+/* The state of the rows that exchange lists of blocks (node-aware and
+ * hypercube): index space for p blocks, p displacements and 2p peers. */
+typedef struct aip_index_space {
+    aip_block *blocks;
+    MPI_Aint *displacements;
+    int *peers;
+} aip_index_space;
+int aip_index_space_allocate(const struct aip_algorithm_row *row, const aip_call *call,
+                             void **space);
+size_t aip_index_space_bytes(const aip_call *call, const void *space);
+
+/* The hypercube all-to-all (alltoall_hypercube.c); its state an aip_index_space. */
+size_t aip_hypercube_aux_bytes(const aip_call *call, size_t budget);
+int aip_run_hypercube(const aip_plan *plan, char *buf, const char *sendbuf);
 
 #endif /* AIP_EXCHANGE_H */

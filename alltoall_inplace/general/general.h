@@ -157,14 +157,15 @@ void aip_general_update(aip_general *g, const MPI_Aint *sent);
 
 /* ---- The exchange of messages (general_exchange.c). ---- */
 
-/* The sets and the O(p) message arrays of a plan, allocated before the
- * agreement; the auxiliary buffer is the plan's. */
-typedef struct general_exchange general_exchange;
-int aip_general_exchange_alloc(general_exchange **exchange, int rank, int size);
-void aip_general_exchange_free(general_exchange *exchange);
-/* The memory it holds: its O(p) arrays and index sets. */
-size_t aip_general_exchange_bytes(const general_exchange *exchange);
-/* The run of the table's general row. */
+/* The table's general row (select/algorithms.c).  Its state: the sets and
+ * the O(p) message arrays of a plan; the auxiliary buffer, what this rank
+ * receives within the budget, is the plan's. */
+struct aip_algorithm_row;
+size_t aip_general_aux_bytes(const aip_call *call, size_t budget);
+int aip_general_allocate(const struct aip_algorithm_row *row, const aip_call *call,
+                         void **state);
+void aip_general_release(void *state);
+size_t aip_general_bytes(const aip_call *call, const void *state);
 int aip_run_general(const aip_plan *plan, char *buf, const char *sendbuf);
 
 #endif /* AIP_GENERAL_H */

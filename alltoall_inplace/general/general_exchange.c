@@ -69,7 +69,7 @@
 #define TAG_DATA (AIP_TAG + 1)
 
 /* The exchange of one call: the index sets and the O(p) arrays of messages. */
-struct general_exchange {
+typedef struct general_exchange {
     aip_general sets;
     MPI_Aint *ask;       /* per source: what I ask of it this phase */
     MPI_Aint *asked;     /* per dest: what it asks of me */
@@ -83,7 +83,7 @@ struct general_exchange {
     int *lengths;
     MPI_Aint *displs;
     size_t held_bytes; /* of the arrays above */
-};
+} general_exchange;
 
 static int exchange_alloc(general_exchange *x, int rank, int size)
 {
@@ -301,23 +301,36 @@ static int phases_alltoall(general_exchange *x, MPI_Comm comm, int error)
     return err == MPI_SUCCESS ? ph.error : give_up(x, &ph, err);
 }
 
-int aip_general_exchange_alloc(general_exchange **exchange, int rank, int size)
+size_t aip_general_aux_bytes(const aip_call *call, size_t budget)
 {
-    general_exchange *x = aip_calloc(1, sizeof *x);
-    *exchange = x;
-    return x ? exchange_alloc(x, rank, size) : MPI_ERR_NO_MEM;
+    size_t incoming = 0;
+    for (int j = 0; j < call->size; j++)
+        incoming += (size_t)call->recv_blocks[j].bytes;
+    return incoming < budget ? incoming : budget;
 }
 
-void aip_general_exchange_free(general_exchange *x)
+int aip_general_allocate(const struct aip_algorithm_row *row, const aip_call *call,
+                         void **state)
 {
+    general_exchange *x = aip_calloc(1, sizeof *x);
+    (void)row;
+    *state = x;
+    return x ? exchange_alloc(x, call->rank, call->size) : MPI_ERR_NO_MEM;
+}
+
+void aip_general_release(void *state)
+{
+    general_exchange *x = state;
     if (!x)
         return;
     exchange_free(x);
     free(x);
 }
 
-size_t aip_general_exchange_bytes(const general_exchange *x)
+size_t aip_general_bytes(const aip_call *call, const void *state)
 {
+    const general_exchange *x = state;
+    (void)call;
     return sizeof *x + x->held_bytes + x->sets.held_bytes + x->sets.aux.held_bytes;
 }
 
@@ -325,7 +338,7 @@ int aip_run_general(const aip_plan *plan, char *buf, const char *sendbuf)
 {
     const aip_call *call = &plan->call;
     const AIP_Options *opt = &plan->options;
-    general_exchange *x = plan->general;
+    general_exchange *x = plan->state;
     int p = call->size, err;
 
     if (sendbuf) /* out of place: the exchange works in place on a copy */

@@ -37,6 +37,15 @@ size_t aip_leader_bytes(int size, int per_node, size_t block_bytes)
     return align_up(nblocks * block_bytes) + 4 * sizeof(int) * nblocks;
 }
 
+/* Space for a leader of a node as large as the communicator, and for
+ * its exchange, within the budget: whatever the nodes turn out to be. */
+size_t aip_l_aux_bytes(const aip_call *call, size_t budget)
+{
+    size_t leader = 2 * aip_leader_bytes(call->size, call->size, (size_t)call->block_bytes);
+    size_t exchange = aip_exchange_aux_bytes(call, budget);
+    return leader < budget ? (leader > exchange ? leader : exchange) : budget;
+}
+
 /* The leader's part: reorder, exchange with the other leaders, reorder.
  * error: the call's first error so far; returns the first error. */
 static int exchange_as_leader(const aip_node_call *call, int error)

@@ -51,7 +51,10 @@ typedef struct aip_node_call {
 /* The node call of a plan executing on buf (its block 0 at call.first_offset). */
 aip_node_call aip_node_call_of(const aip_plan *plan, char *buf, const char *sendbuf);
 
-/* The algorithms: rows of the table (select/algorithms.c). */
+/* The algorithms: rows of the table (select/algorithms.c), their state an
+ * aip_index_space (exchange.h); sa and rd use the aux of a schedule's
+ * exchange, l the larger of that and its leader's aggregation space. */
+size_t aip_l_aux_bytes(const aip_call *call, size_t budget);
 int aip_run_sa(const aip_plan *plan, char *buf, const char *sendbuf);
 int aip_run_rd(const aip_plan *plan, char *buf, const char *sendbuf);
 int aip_run_l(const aip_plan *plan, char *buf, const char *sendbuf);

@@ -11,6 +11,7 @@
 aip_node_call aip_node_call_of(const aip_plan *plan, char *buf, const char *sendbuf)
 {
     const aip_call *call = &plan->call;
+    const aip_index_space *index = plan->state;
     return (aip_node_call){
         .buf = buf + call->first_offset,
         .sendbuf = sendbuf ? sendbuf + call->first_offset : NULL,
@@ -18,9 +19,9 @@ aip_node_call aip_node_call_of(const aip_plan *plan, char *buf, const char *send
         .nodes = plan->nodes,
         .space = &plan->space,
         .chunk_bytes = plan->chunk_bytes,
-        .blocks = plan->segment_blocks,
-        .displacements = plan->displacements,
-        .peers = plan->peers,
+        .blocks = index->blocks,
+        .displacements = index->displacements,
+        .peers = index->peers,
     };
 }
 

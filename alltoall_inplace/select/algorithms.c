@@ -1,6 +1,6 @@
 /*
  * algorithms.c - the algorithm table: every algorithm of the library, one
- * row each (select.h), and what each needs of a call.
+ * row each (select.h), with how it runs and the workspace it needs.
  *
  * The order of the rows is the order of preference where nothing is
  * measured: the FFTW transposes rank their solver instances by it under
@@ -12,80 +12,31 @@
  * algorithm last, which takes any layout but pays for requests and phases.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "general/general.h"
 #include "node/node_aware.h"
 #include "select/select.h"
 
-static size_t min_size(size_t a, size_t b)
+/* The schedule rows' state: their schedule, filled for this rank. */
+static int schedule_allocate(const aip_algorithm_row *row, const aip_call *call, void **state)
 {
-    return a < b ? a : b;
+    aip_steps *steps;
+    int err = aip_steps_allocate(row->schedule, call, &steps);
+    *state = steps;
+    return err;
 }
 
-static size_t max_size(size_t a, size_t b)
-{
-    return a > b ? a : b;
-}
-
-/* ---- What each kind needs (the rows' workspace functions). ---- */
-
-/* A schedule through the executor: aux for what this rank sends, within the budget. */
-static void schedule_needs(const aip_call *call, size_t budget, aip_needs *needs)
-{
-    size_t outgoing = 0;
-    for (int j = 0; j < call->size; j++)
-        if (j != call->rank)
-            outgoing += (size_t)call->blocks[j].bytes;
-    needs->aux_bytes = max_size(needs->aux_bytes, min_size(budget, outgoing));
-    needs->ring = needs->schedule = 1;
-}
-
-/* sa and rd: schedules over lists of blocks. */
-static void segments_needs(const aip_call *call, size_t budget, aip_needs *needs)
-{
-    schedule_needs(call, budget, needs);
-    needs->segments = 1;
-}
-
-/* l: a leader holds its node's data, more than its own (nodes of up to p ranks). */
-static void leader_needs(const aip_call *call, size_t budget, aip_needs *needs)
-{
-    segments_needs(call, budget, needs);
-    size_t leader = 2 * aip_leader_bytes(call->size, call->size, (size_t)call->block_bytes);
-    needs->aux_bytes = max_size(needs->aux_bytes, min_size(budget, leader));
-}
-
-/* The hypercube: aux for one stage, p/2 blocks, within the budget; where the
- * blocks are not AIP_Alltoall's (block_bytes < 0) it runs hsa.  (Should the
- * agreement find another rank's blocks not contiguous, hsa runs in this
- * smaller aux: correct, with fewer chunks in flight.) */
-static void hypercube_needs(const aip_call *call, size_t budget, aip_needs *needs)
-{
-    if (call->block_bytes < 0) {
-        schedule_needs(call, budget, needs);
-        return;
-    }
-    size_t stage = (size_t)(call->size / 2) * (size_t)call->block_bytes;
-    needs->aux_bytes = max_size(needs->aux_bytes, min_size(budget, stage));
-    needs->ring = needs->schedule = needs->segments = 1;
-}
-
-/* The general algorithm: aux for what this rank receives, within the budget. */
-static void general_needs(const aip_call *call, size_t budget, aip_needs *needs)
-{
-    size_t incoming = 0;
-    for (int j = 0; j < call->size; j++)
-        incoming += (size_t)call->recv_blocks[j].bytes;
-    needs->aux_bytes = max_size(needs->aux_bytes, min_size(budget, incoming));
-    needs->general = 1;
-}
-
-/* ---- The table. ---- */
-
-#define CHOICE(id, name, summary) { id, name, AIP_KIND_CHOICE, summary, NULL, NULL, NULL }
-#define SCHEDULE(id, name, summary, schedule)                                                 \
-    { id, name, AIP_KIND_SCHEDULE, summary, &schedule, aip_run_schedule, schedule_needs }
+#define CHOICE(id, name, summary) { id, name, AIP_KIND_CHOICE, summary, .run = NULL }
+#define SCHEDULE(id, name, summary, schedule_)                                                \
+    { id, name, AIP_KIND_SCHEDULE, summary, .schedule = &schedule_, .run = aip_run_schedule,  \
+      .aux_bytes = aip_exchange_aux_bytes, .ring = 1, .allocate = schedule_allocate,           \
+      .release = free, .bytes = aip_steps_bytes }
+/* Rows whose state is the executor's index space for lists of blocks. */
+#define INDEXED(id, name, kind, summary, run_, aux_bytes_)                                   \
+    { id, name, kind, summary, .run = run_, .aux_bytes = aux_bytes_, .ring = 1,                \
+      .allocate = aip_index_space_allocate, .release = free, .bytes = aip_index_space_bytes }
 
 static const aip_algorithm_row table[] = {
     CHOICE(AIP_ALGORITHM_DEFAULT, "default", "$AIP_ALGORITHM if set, else auto"),
@@ -95,21 +46,22 @@ static const aip_algorithm_row table[] = {
     SCHEDULE(AIP_ALGORITHM_LSA, "lsa", "linear shift, at most p steps", aip_schedule_lsa),
     SCHEDULE(AIP_ALGORITHM_MPICH, "mpich", "MPICH's in-place pairwise exchange, 2p - 1 steps",
              aip_schedule_mpich),
-    { AIP_ALGORITHM_SA, "sa", AIP_KIND_NODE_AWARE,
-      "send-side aggregation: within the node, then across nodes", NULL, aip_run_sa,
-      segments_needs },
-    { AIP_ALGORITHM_RD, "rd", AIP_KIND_NODE_AWARE,
-      "receive-side distribution: across nodes, then within the node", NULL, aip_run_rd,
-      segments_needs },
-    { AIP_ALGORITHM_L, "l", AIP_KIND_NODE_AWARE,
-      "leader-based: one rank per node gathers, exchanges, scatters", NULL, aip_run_l,
-      leader_needs },
-    { AIP_ALGORITHM_HYPERCUBE, "hypercube", AIP_KIND_ROUTED,
-      "ceil(log2 p) stages of p/2 blocks, for small blocks", NULL, aip_run_hypercube,
-      hypercube_needs },
+    INDEXED(AIP_ALGORITHM_SA, "sa", AIP_KIND_NODE_AWARE,
+            "send-side aggregation: within the node, then across nodes", aip_run_sa,
+            aip_exchange_aux_bytes),
+    INDEXED(AIP_ALGORITHM_RD, "rd", AIP_KIND_NODE_AWARE,
+            "receive-side distribution: across nodes, then within the node", aip_run_rd,
+            aip_exchange_aux_bytes),
+    INDEXED(AIP_ALGORITHM_L, "l", AIP_KIND_NODE_AWARE,
+            "leader-based: one rank per node gathers, exchanges, scatters", aip_run_l,
+            aip_l_aux_bytes),
+    INDEXED(AIP_ALGORITHM_HYPERCUBE, "hypercube", AIP_KIND_ROUTED,
+            "ceil(log2 p) stages of p/2 blocks, for small blocks", aip_run_hypercube,
+            aip_hypercube_aux_bytes),
     { AIP_ALGORITHM_GENERAL, "general", AIP_KIND_GENERAL,
-      "the irregular in-place exchange, in phases of requests", NULL, aip_run_general,
-      general_needs },
+      "the irregular in-place exchange, in phases of requests", .run = aip_run_general,
+      .aux_bytes = aip_general_aux_bytes, .ring = 0, .allocate = aip_general_allocate,
+      .release = aip_general_release, .bytes = aip_general_bytes },
 };
 
 #define N_ROWS ((int)(sizeof table / sizeof table[0]))

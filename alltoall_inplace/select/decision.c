@@ -23,8 +23,8 @@
  * hypercube log2(n)/2 times, which costs more than the start-ups it saves
  * (measurements in tunables.h).
  *
- * A general call (separate receive blocks) runs the general algorithm,
- * whatever is asked: no other takes its layouts.
+ * A general call (separate receive blocks) asks for the general algorithm,
+ * whatever its options name: no other takes its layouts (aip_asked).
  */
 #include <limits.h>
 
@@ -72,19 +72,54 @@ static int auto_may_choose(const aip_call *call, AIP_Algorithm algorithm)
     }
 }
 
-void aip_needs_of(const aip_call *call, AIP_Algorithm asked, size_t budget, aip_needs *needs)
+AIP_Algorithm aip_asked(const aip_call *call, AIP_Algorithm named)
 {
-    static const AIP_Algorithm candidates[] = { AIP_ALGORITHM_HSA, AIP_ALGORITHM_SA,
-                                                AIP_ALGORITHM_L, AIP_ALGORITHM_HYPERCUBE };
-    *needs = (aip_needs){ 0 };
-    needs->nodes = aip_may_run_node_aware(call, asked);
-    if (asked != AIP_ALGORITHM_AUTO) {
-        aip_algorithm_row_of(asked)->needs(call, budget, needs); /* covers its fallbacks */
-        return;
+    return aip_call_general(call) ? AIP_ALGORITHM_GENERAL : named;
+}
+
+/* Adds `algorithm` to rows[0 .. *count) unless it is there. */
+static void add_row(AIP_Algorithm rows[AIP_MAY_RUN_MAX], int *count, AIP_Algorithm algorithm)
+{
+    for (int i = 0; i < *count; i++)
+        if (rows[i] == algorithm)
+            return;
+    rows[(*count)++] = algorithm;
+}
+
+/* Every algorithm aip_decide may return for `asked`: the agreement may only
+ * take contiguity away (block_bytes -1 on every rank), the nodes may have
+ * any shape, and the budget may be anyone's. */
+int aip_may_run(const aip_call *call, AIP_Algorithm asked, AIP_Algorithm rows[AIP_MAY_RUN_MAX])
+{
+    static const AIP_Algorithm auto_candidates[] = { AIP_ALGORITHM_HSA, AIP_ALGORITHM_SA,
+                                                     AIP_ALGORITHM_L, AIP_ALGORITHM_HYPERCUBE };
+    int count = 0;
+
+    switch (asked) {
+    case AIP_ALGORITHM_AUTO:
+        for (size_t i = 0; i < sizeof auto_candidates / sizeof auto_candidates[0]; i++)
+            if (auto_candidates[i] == AIP_ALGORITHM_HSA ||
+                auto_may_choose(call, auto_candidates[i]))
+                add_row(rows, &count, auto_candidates[i]);
+        return count;
+    case AIP_ALGORITHM_HYPERCUBE:
+        if (hypercube_capable(call))
+            add_row(rows, &count, AIP_ALGORITHM_HYPERCUBE);
+        add_row(rows, &count, AIP_ALGORITHM_HSA);
+        return count;
+    default:
+        if (node_aware(asked)) {
+            if (aip_may_run_node_aware(call, asked)) {
+                add_row(rows, &count, asked);
+                if (asked == AIP_ALGORITHM_L)
+                    add_row(rows, &count, AIP_ALGORITHM_SA);
+            }
+            add_row(rows, &count, AIP_ALGORITHM_HSA);
+            return count;
+        }
+        add_row(rows, &count, asked);
+        return count;
     }
-    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
-        if (auto_may_choose(call, candidates[i]))
-            aip_algorithm_row_of(candidates[i])->needs(call, budget, needs);
 }
 
 /* The leader's aggregation space fits in half the smallest budget (the other

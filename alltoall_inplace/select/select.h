@@ -2,12 +2,14 @@
  * select.h - the algorithm table and the choice among its rows.
  *
  * One row per algorithm (algorithms.c): its name, its kind, how it runs and
- * what workspace it needs.  The table drives the pipeline's dispatch, the
- * names AIP_ALGORITHM accepts and its help, and the solver instances the
- * FFTW transposes register (AIP_Algorithm_at).  Adding an algorithm is one
- * file, one row, and its tests.  What `auto` picks, and what an algorithm
- * falls back to where it does not apply, is decided apart from the
- * algorithms (decision.c), as Open MPI's coll/tuned decision files do.
+ * what workspace it needs.  The table drives the pipeline's dispatch and
+ * allocation, the names AIP_ALGORITHM accepts and its help, the solver
+ * instances the FFTW transposes register, and the algorithms the tests and
+ * benchmarks run (AIP_Algorithm_at).  Adding an algorithm is its file, its
+ * row, its enum value and its line in Makefile.am.  What `auto` picks, and
+ * what an algorithm falls back to where it does not apply, is decided apart
+ * from the algorithms (decision.c), as Open MPI's coll/tuned decision files
+ * do; tests/decision_test checks it without MPI.
  */
 #ifndef AIP_SELECT_H
 #define AIP_SELECT_H
@@ -16,28 +18,29 @@
 #include "node/nodes.h"
 #include "schedule/schedule.h"
 
-/* What a call needs besides its blocks, for the algorithms it may run; the
- * pipeline allocates it before the agreement. */
-typedef struct aip_needs {
-    size_t aux_bytes; /* the auxiliary buffer, within the budget */
-    int ring;         /* the executor's ring of transfers (exchange/) */
-    int schedule;     /* a schedule's peers: 2p ints */
-    int segments;     /* node-aware steps' index space: p blocks, p displacements */
-    int general;      /* the general algorithm's index sets and messages (general/) */
-    int nodes;        /* the node tables, unless the communicator's cache holds them */
-} aip_needs;
-
+/* One row per algorithm: what it is, how it runs, and the workspace it
+ * needs.  The pipeline makes the workspace of every row a call may turn into
+ * (aip_may_run) before the agreement, so that running out of memory is an
+ * error all ranks return, and keeps the chosen row's after the choice. */
 typedef struct aip_algorithm_row {
     AIP_Algorithm algorithm;
     const char *name;
     AIP_Algorithm_kind kind;
     const char *summary; /* one line, for AIP_ALGORITHM's help */
-    /* KIND_SCHEDULE: the schedule the executor runs (run is aip_run_schedule). */
+    /* AIP_KIND_SCHEDULE: the schedule the executor runs (run is aip_run_schedule). */
     const aip_schedule *schedule;
     /* Everything but choices: execute a plan on buf (from sendbuf out of place). */
     int (*run)(const aip_plan *plan, char *buf, const char *sendbuf);
-    /* Everything but choices: add this call's needs to *needs (field-wise maximum). */
-    void (*needs)(const aip_call *call, size_t budget, aip_needs *needs);
+    /* Its workspace.  aux_bytes: how much of the plan's auxiliary buffer it
+     * uses, within the budget; ring: whether the executor's ring of
+     * transfers (exchange.h).  allocate: its own state, O(p), made from the
+     * call's rank and size alone (aip_plan.state, which run reads); release
+     * frees it, bytes says what it holds.  NULL allocate: no state. */
+    size_t (*aux_bytes)(const aip_call *call, size_t budget);
+    int ring;
+    int (*allocate)(const struct aip_algorithm_row *row, const aip_call *call, void **state);
+    void (*release)(void *state);
+    size_t (*bytes)(const aip_call *call, const void *state);
 } aip_algorithm_row;
 
 /* algorithms.c: the row of an algorithm (choices included); NULL if none. */
@@ -46,12 +49,19 @@ const aip_algorithm_row *aip_algorithm_row_of(AIP_Algorithm algorithm);
 void aip_algorithm_names(char *text, size_t size);
 
 /* decision.c */
+/* The algorithm a call asks for, given the one its options name: a call
+ * with separate receive blocks asks for the general algorithm, whatever is
+ * named, since no other takes its layouts. */
+AIP_Algorithm aip_asked(const aip_call *call, AIP_Algorithm named);
 /* Whether `asked` may turn out node-aware for this call: the nodes must be found. */
 int aip_may_run_node_aware(const aip_call *call, AIP_Algorithm asked);
-/* The needs of every algorithm `asked` may turn into (auto: all it may choose). */
-void aip_needs_of(const aip_call *call, AIP_Algorithm asked, size_t budget, aip_needs *needs);
+/* The rows `asked` may turn into for this call, whatever the agreement and
+ * the nodes turn out to be: fills rows[0 .. count) and returns count. */
+enum { AIP_MAY_RUN_MAX = 4 };
+int aip_may_run(const aip_call *call, AIP_Algorithm asked, AIP_Algorithm rows[AIP_MAY_RUN_MAX]);
 /* The algorithm to run once the nodes (or NULL) and the smallest budget are
- * known; `why` says why it is not the one asked for, or is NULL. */
+ * known; `why` says why it is not the one asked for, or is NULL.  One of
+ * aip_may_run's rows. */
 AIP_Algorithm aip_decide(const aip_call *call, AIP_Algorithm asked, const aip_shape *shape,
                          long long min_aux_bytes, const char **why);
 
