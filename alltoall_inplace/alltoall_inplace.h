@@ -16,23 +16,13 @@
  * consecutive bytes (predefined types without padding, and derived types
  * built so).  Datatypes with holes are refused with MPI_ERR_TYPE.
  *
- * Algorithms of the symmetric exchanges (Hofmann & Ruenger, EuroMPI 2013):
- *   mpich  the algorithm of MPICH's in-place alltoall (2p-1 steps), baseline
- *   lsa    Linear Shift Algorithm (at most p steps)
- *   hsa    Hierarchical Sets Algorithm (at most p + ceil(log2 p) - 2 steps)
- * and, for AIP_Alltoall on clusters of multi-core nodes (Kumar, Mamidala &
- * Panda, ICPP 2008), each step an in-place hsa exchange:
- *   sa     send-side aggregation: each rank first collects, within its node,
- *          the data for the ranks of its local rank on all nodes, then
- *          exchanges it with them (one message per node, not per rank)
- *   rd     receive-side distribution: inter-node first, then within the node
- *   l      leader-based: one rank per node gathers, exchanges and scatters
- *          (tiny messages; needs p * p/nodes blocks of aux at the leader)
- *   general the general (irregular) exchange of Hofmann & Ruenger, EuroMPI
- *          2010: any counts and displacements on both sides
- *          (AIP_Alltoallv_general always runs it)
- *   auto   the library chooses (see README)
- * AIP_Algorithm_at lists them from the library's table.
+ * The algorithms are the rows of the library's table: AIP_Algorithm_at
+ * lists them with their kind, AIP_Algorithm_name names them, and the enum
+ * below says where each comes from (the symmetric exchanges of Hofmann &
+ * Ruenger, EuroMPI 2013; the node-aware ones of Kumar, Mamidala & Panda,
+ * ICPP 2008; the general exchange of Hofmann & Ruenger, EuroMPI 2010; the
+ * hypercube of Plimpton et al., Cluster 2006).  An unknown AIP_ALGORITHM
+ * is an error whose message lists the names.
  *
  * And a broadcast over MPI-3 one-sided communication, AIP_Bcast_rma, whose
  * window memory is bounded by the same budget (below).
@@ -57,7 +47,9 @@ extern "C" {
 
 typedef enum AIP_Algorithm {
     AIP_ALGORITHM_DEFAULT = 0, /* $AIP_ALGORITHM if set, else auto */
-    AIP_ALGORITHM_AUTO    = 1,
+    AIP_ALGORITHM_AUTO    = 1, /* the library chooses (select/decision.c) */
+    /* Symmetric exchanges (Hofmann & Ruenger, "In-place Algorithms for the
+     * Symmetric All-to-all Exchange with MPI", EuroMPI 2013). */
     AIP_ALGORITHM_MPICH   = 2,
     AIP_ALGORITHM_LSA     = 3,
     AIP_ALGORITHM_HSA     = 4,

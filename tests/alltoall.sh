@@ -11,6 +11,6 @@ done
 for np in 2 3 4; do
     "$MPIRUN" "$np" "$TESTBIN/alltoall_test" --seed "$seed" --large
 done
-for alg in mpich lsa hsa auto; do
+for alg in $("$TESTBIN/algorithms" schedule) auto; do
     AIP_ALGORITHM=$alg AIP_AUX_BYTES=1024 "$MPIRUN" 5 "$TESTBIN/alltoall_test" --seed "$seed" --env
 done

@@ -3,7 +3,7 @@
  * for byte, what the MPI library's out-of-place MPI_Alltoall(v/w) gives on a
  * copy of the input, including the bytes between blocks (left untouched).
  *
- * For every API, algorithm (mpich, lsa, hsa, auto) and budget (0, 1 KiB,
+ * For every API, algorithm (the table's schedules, auto) and budget (0, 1 KiB,
  * 1 MiB, 1 GiB: from "a few bytes per chunk" to "larger than the buffer"),
  * with the datatypes MPI_DOUBLE, MPI_BYTE and a contiguous derived type
  * (3 ints) in turn:
@@ -274,8 +274,16 @@ int main(int argc, char **argv)
         MPI_Type_commit(&types[k].pair);
     }
 
-    const AIP_Algorithm algorithms[] = { AIP_ALGORITHM_MPICH, AIP_ALGORITHM_LSA,
-                                         AIP_ALGORITHM_HSA, AIP_ALGORITHM_AUTO };
+    /* The schedules of the library's table, and auto (node_test, general_test and
+     * hypercube.sh run the others). */
+    AIP_Algorithm algorithms[16], algorithm;
+    AIP_Algorithm_kind kind;
+    int n_algorithms = 0;
+    for (int i = 0; AIP_Algorithm_at(i, &algorithm, &kind) == MPI_SUCCESS && n_algorithms < 15;
+         i++)
+        if (kind == AIP_KIND_SCHEDULE)
+            algorithms[n_algorithms++] = algorithm;
+    algorithms[n_algorithms++] = AIP_ALGORITHM_AUTO;
     const long long small_budgets[] = { 0, 1024, 1 << 20, 1LL << 30 };
     const long long large_budgets[] = { 1 << 20, 1LL << 30 };
     const long long *budgets = t.large ? large_budgets : small_budgets;
@@ -300,7 +308,6 @@ int main(int argc, char **argv)
          * in a third of the runs of the full product (MPICH oversubscribed is
          * slow).
          */
-        int n_algorithms = (int)(sizeof algorithms / sizeof algorithms[0]);
         for (int api = API_ALLTOALL; api <= API_ALLTOALLW; api++) {
             if (t.large && api != API_ALLTOALLV)
                 continue;

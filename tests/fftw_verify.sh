@@ -3,7 +3,8 @@
 # flag (-o inplace, under ESTIMATE) on 1..5, 7 and 8 ranks.  Each must
 # verify, and on more than one rank its plan's distributed transposes must
 # all be ours: when both transposed dimensions divide by the rank count, the
-# symmetric ones (mpi-transpose-inplace/hsa, lsa, mpich or sa); otherwise, uneven
+# symmetric ones (mpi-transpose-inplace/NAME, NAME any algorithm of the
+# library's table but general: tests/algorithms symmetric); otherwise, uneven
 # blocks or processes without rows, mpi-transpose-inplace/general.  None may
 # be FFTW's (pairwise, recurse, alltoall).
 #
@@ -17,7 +18,7 @@
 # list: one transform that divides on 8 ranks only, one on 5 and 8 (so the
 # general exchange runs on 5 and 7 ranks).
 #
-# Environment (from make check): MPIRUN, MPIBENCH, MPI_FLAVOR;
+# Environment (from make check): MPIRUN, MPIBENCH, MPI_FLAVOR, TESTBIN;
 # FFTW_VERIFY_RANKS replaces the rank counts.
 set -uf
 
@@ -53,6 +54,7 @@ ib17x19x23       17 19   odd, c2r
 failures=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
+symmetric=$("$TESTBIN/algorithms" symmetric | paste -sd '|' -)
 
 for np in $ranks; do
     list=$problems
@@ -65,7 +67,7 @@ for np in $ranks; do
 
     # Split the output at each problem's verify line ("PROBLEM err err err"):
     # the lines before it, since the previous one, are its plan.
-    result=$(echo "$list" | awk -v np="$np" -v status="$status" '
+    result=$(echo "$list" | awk -v np="$np" -v status="$status" -v symmetric="($symmetric)" '
         NF { n++; prob[n] = $1; d0[n] = $2; d1[n] = $3 }
         END {
             k = 1; plan = ""
@@ -81,12 +83,12 @@ for np in $ranks; do
         }
         function check(k, plan,   even, sym, gen, theirs) {
             even = (d0[k] % np == 0 && d1[k] % np == 0)
-            sym = (plan ~ /mpi-transpose-inplace\/(hsa|lsa|mpich|sa|rd|l|hypercube)-/)
+            sym = (plan ~ ("mpi-transpose-inplace/" symmetric "-"))
             gen = (plan ~ /mpi-transpose-inplace\/general-/)
             theirs = (plan ~ /mpi-transpose-(pairwise|recurse|alltoall)/)
             if (np > 1 && (theirs || (even ? !sym || gen : !gen || sym)))
                 printf "FAIL np=%d %s: expected only mpi-transpose-inplace/%s\n%s\n",
-                       np, prob[k], even ? "(hsa|lsa|mpich|sa|rd|l|hypercube)" : "general", plan
+                       np, prob[k], even ? symmetric : "general", plan
             else
                 printf "ok   np=%d %s%s\n", np, prob[k],
                        gen ? "  (general)" : (sym ? "  (symmetric)" : "")

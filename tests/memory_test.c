@@ -2,8 +2,9 @@
  * memory_test - the extra memory of a call is bounded by its budget, not by
  * the message: with 256 MiB of data per rank and a 1 MiB budget, the peak
  * resident memory (VmHWM) may grow by less than 8 MiB during the call, for
- * every algorithm, the node-aware ones included (on nodes of k consecutive
- * ranks; l, whose leaders cannot hold a node's data in the budget, runs sa).
+ * every algorithm of the library's table, the node-aware ones included (on
+ * nodes of k consecutive ranks; l, whose leaders cannot hold a node's data
+ * in the budget, runs sa).
  * The exchanged data is verified too.
  *
  *   memory_test [MiB per rank (256)] [budget (1048576; or 1M, as AIP_AUX_BYTES)]
@@ -39,12 +40,14 @@ int main(int argc, char **argv)
         printf("memory_test: p=%d, %lld MiB per rank, budget %lld bytes, limit %lld MiB\n", size,
                mib, budget, limit >> 20);
 
-    const AIP_Algorithm algorithms[] = { AIP_ALGORITHM_MPICH, AIP_ALGORITHM_LSA,
-                                         AIP_ALGORITHM_HSA,   AIP_ALGORITHM_SA,
-                                         AIP_ALGORITHM_RD,    AIP_ALGORITHM_L };
-    for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; a++) {
+    /* Every algorithm of the library's table that runs. */
+    AIP_Algorithm algorithm;
+    AIP_Algorithm_kind kind;
+    for (int a = 0; AIP_Algorithm_at(a, &algorithm, &kind) == MPI_SUCCESS; a++) {
+        if (kind == AIP_KIND_CHOICE)
+            continue;
         AIP_Options opt = AIP_OPTIONS_INIT;
-        opt.algorithm = algorithms[a];
+        opt.algorithm = algorithm;
         opt.aux_bytes = budget;
         opt.ranks_per_node = ranks_per_node;
         fill_send_blocks(buf, rank, size, count);
@@ -68,8 +71,8 @@ int main(int argc, char **argv)
         long long max_growth = growth;
         MPI_Reduce(&growth, &max_growth, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
         if (rank == 0)
-            printf("  %-5s VmHWM grew by %.2f MiB at most (peak %s)\n",
-                   AIP_Algorithm_name(algorithms[a]), max_growth / 1048576.0,
+            printf("  %-9s VmHWM grew by %.2f MiB at most (peak %s)\n",
+                   AIP_Algorithm_name(algorithm), max_growth / 1048576.0,
                    reset ? "reset before the call" : "not resettable here: upper bound");
         if (test_agree(ok, MPI_COMM_WORLD))
             passed++;

@@ -5,9 +5,9 @@
  * algorithms.
  *
  * Our solvers take every in-place transpose of FFTW's usual layouts
- * (ONLY_TRANSPOSEDP): those of the library's symmetric algorithms (hsa,
- * lsa, mpich, the node-aware sa, rd, l) the transposes whose blocks are all
- * equal, the general one any.  Two inputs decide:
+ * (ONLY_TRANSPOSEDP): those of the library's symmetric algorithms (every
+ * row of its table but general, AIP_Algorithm_at) the transposes whose
+ * blocks are all equal, the general one any.  Two inputs decide:
  *   - the planner flag FFTW_MPI_INPLACE_ALLTOALL (internal bit
  *     INPLACE_ALLTOALL): in-place transposes use only our solvers;
  *   - the environment variable FFTW_MPI_INPLACE_ALGORITHM, for programs

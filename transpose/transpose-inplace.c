@@ -20,8 +20,9 @@
  *     T. Hofmann and G. Ruenger, "In-place Algorithms for the Symmetric
  *     All-to-all Exchange with MPI", EuroMPI 2013 (Sect. 4.4 is this use),
  *
- * one solver instance per algorithm of the library's table (AIP_Algorithm_at),
- * so that the planner can time them, among them:
+ * one solver instance per algorithm of the library's table (AIP_Algorithm_at,
+ * whose rows say what each costs), so that the planner can time them; the
+ * ones whose cost shapes the planner's choice:
  *   hsa    p-1 steps for p a power of two (the paper's choice),
  *   lsa    p steps, a linear shift that overlaps well on small p,
  *   mpich  2p-1 steps, MPICH's in-place pairwise baseline,
