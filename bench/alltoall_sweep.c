@@ -17,12 +17,11 @@
  *
  * Methods (--methods):
  *   in place      mpi      MPI_Alltoall(MPI_IN_PLACE, ...) of the MPI library
- *                 hsa, sa, l, rd, lsa, mpich, hypercube
- *                          AIP_Alltoall_opt with that algorithm
+ *                 NAME     AIP_Alltoall_opt with algorithm NAME: any row of
+ *                          the library's table (AIP_ALGORITHM's names), auto
  *   out of place  mpi-oop  MPI_Alltoall(sendbuf, ..., recvbuf, ...)
- *                 hsa-oop, sa-oop, l-oop, rd-oop, hypercube-oop
- *                          AIP_Alltoall_oop_opt with that algorithm
- *   planned       hsa-plan, sa-plan, l-plan, hypercube-plan, auto-plan
+ *                 NAME-oop AIP_Alltoall_oop_opt with that algorithm
+ *   planned       NAME-plan
  *                          AIP_Plan_execute of a plan made by AIP_Alltoall_init
  *                          before the calls (untimed): the exchange without
  *                          the one-shot call's agreement, as FFTW runs it
@@ -82,37 +81,40 @@
 typedef enum method_kind { MPI_INPLACE, MPI_OOP, AIP_INPLACE, AIP_OOP, AIP_PLAN } method_kind;
 
 typedef struct method {
-    const char *name;
+    char name[40];           /* as given: mpi, mpi-oop, or an algorithm's name [-oop|-plan] */
     method_kind kind;
     AIP_Algorithm algorithm; /* AIP_* only */
 } method;
+enum { MAX_METHODS = 64 };
 
-static const method all_methods[] = {
-    { "mpi", MPI_INPLACE, AIP_ALGORITHM_DEFAULT },
-    { "hsa", AIP_INPLACE, AIP_ALGORITHM_HSA },
-    { "sa", AIP_INPLACE, AIP_ALGORITHM_SA },
-    { "l", AIP_INPLACE, AIP_ALGORITHM_L },
-    { "rd", AIP_INPLACE, AIP_ALGORITHM_RD },
-    { "lsa", AIP_INPLACE, AIP_ALGORITHM_LSA },
-    { "mpich", AIP_INPLACE, AIP_ALGORITHM_MPICH },
-    { "hypercube", AIP_INPLACE, AIP_ALGORITHM_HYPERCUBE },
-    { "auto", AIP_INPLACE, AIP_ALGORITHM_AUTO },
-    { "mpi-oop", MPI_OOP, AIP_ALGORITHM_DEFAULT },
-    { "hsa-oop", AIP_OOP, AIP_ALGORITHM_HSA },
-    { "sa-oop", AIP_OOP, AIP_ALGORITHM_SA },
-    { "l-oop", AIP_OOP, AIP_ALGORITHM_L },
-    { "rd-oop", AIP_OOP, AIP_ALGORITHM_RD },
-    { "lsa-oop", AIP_OOP, AIP_ALGORITHM_LSA },
-    { "mpich-oop", AIP_OOP, AIP_ALGORITHM_MPICH },
-    { "hypercube-oop", AIP_OOP, AIP_ALGORITHM_HYPERCUBE },
-    { "auto-oop", AIP_OOP, AIP_ALGORITHM_AUTO },
-    { "hsa-plan", AIP_PLAN, AIP_ALGORITHM_HSA },
-    { "sa-plan", AIP_PLAN, AIP_ALGORITHM_SA },
-    { "l-plan", AIP_PLAN, AIP_ALGORITHM_L },
-    { "hypercube-plan", AIP_PLAN, AIP_ALGORITHM_HYPERCUBE },
-    { "auto-plan", AIP_PLAN, AIP_ALGORITHM_AUTO },
-};
-#define N_ALL_METHODS ((int)(sizeof all_methods / sizeof all_methods[0]))
+/* The method named `name`: MPI's in place or out of place, or any algorithm
+ * of the library's table (AIP_Algorithm_from_name, auto included), one-shot
+ * in place, out of place (-oop) or as a plan (-plan).  Returns 0 if none. */
+static int method_of(const char *name, method *m)
+{
+    static const struct { const char *suffix; method_kind kind; } forms[] = {
+        { "-oop", AIP_OOP }, { "-plan", AIP_PLAN }, { "", AIP_INPLACE } };
+    char algorithm[sizeof m->name];
+
+    if (strlen(name) >= sizeof m->name)
+        return 0;
+    snprintf(m->name, sizeof m->name, "%s", name);
+    m->algorithm = AIP_ALGORITHM_DEFAULT;
+    if (strcmp(name, "mpi") == 0 || strcmp(name, "mpi-oop") == 0) {
+        m->kind = name[3] ? MPI_OOP : MPI_INPLACE;
+        return 1;
+    }
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+        size_t length = strlen(name), suffix = strlen(forms[f].suffix);
+        if (length <= suffix || strcmp(name + length - suffix, forms[f].suffix) != 0)
+            continue;
+        snprintf(algorithm, sizeof algorithm, "%.*s", (int)(length - suffix), name);
+        m->kind = forms[f].kind;
+        return AIP_Algorithm_from_name(algorithm, &m->algorithm) == MPI_SUCCESS &&
+               m->algorithm != AIP_ALGORITHM_DEFAULT;
+    }
+    return 0;
+}
 
 static int is_oop(const method *m)
 {
@@ -129,7 +131,7 @@ typedef struct options {
     int ranks_per_node;  /* 0: the library's (MPI_COMM_TYPE_SHARED or $AIP_RANKS_PER_NODE) */
     int check;
     int n_methods;
-    const method *methods[N_ALL_METHODS]; /* in the order of --methods */
+    method methods[MAX_METHODS]; /* in the order of --methods */
 } options;
 
 static void print_usage(FILE *out)
@@ -140,8 +142,9 @@ static void print_usage(FILE *out)
           "                           SIZE, 2 SIZE, 4 SIZE, ... from --min\n"
           "  -m, --methods LIST       comma-separated, in column order (default\n"
           "                           " DEFAULT_METHODS ");\n"
-          "                           also lsa, mpich, hypercube, auto and their -oop;\n"
-          "                           hsa, sa, l, hypercube, auto with -plan\n"
+          "                           mpi, mpi-oop, or any algorithm of the library\n"
+          "                           (auto, or a name AIP_ALGORITHM takes) as\n"
+          "                           NAME, NAME-oop or NAME-plan\n"
           "  -i, --iterations N       timed calls per size below --large (default 1000)\n"
           "  -I, --iterations-large N timed calls per size from --large on (default 100)\n"
           "  -w, --warmup N           untimed calls before them below --large (default 100)\n"
@@ -161,24 +164,25 @@ static void print_usage(FILE *out)
 
 static int parse_methods(const char *list, options *opt, char *why, size_t why_size)
 {
-    char item[32];
+    char item[48];
     int got;
 
     opt->n_methods = 0;
     while ((got = next_item(&list, item, sizeof item)) > 0) {
-        int i = 0;
-        while (i < N_ALL_METHODS && strcmp(item, all_methods[i].name) != 0)
-            i++;
-        if (i == N_ALL_METHODS) {
+        if (opt->n_methods == MAX_METHODS) {
+            snprintf(why, why_size, "more than %d methods", MAX_METHODS);
+            return 0;
+        }
+        if (!method_of(item, &opt->methods[opt->n_methods])) {
             snprintf(why, why_size, "unknown method \"%s\"", item);
             return 0;
         }
         for (int k = 0; k < opt->n_methods; k++)
-            if (opt->methods[k] == &all_methods[i]) {
+            if (strcmp(opt->methods[k].name, item) == 0) {
                 snprintf(why, why_size, "method \"%s\" given twice", item);
                 return 0;
             }
-        opt->methods[opt->n_methods++] = &all_methods[i];
+        opt->n_methods++;
     }
     if (got < 0)
         snprintf(why, why_size, "a method name in \"--methods\" is too long");
@@ -539,9 +543,9 @@ static void print_header(const options *opt, int nprocs, node_info n)
     printf("#%9s", "bytes");
     for (int i = 0; i < opt->n_methods; i++) {
         char name[3][40];
-        snprintf(name[0], sizeof name[0], "%s", opt->methods[i]->name);
-        snprintf(name[1], sizeof name[1], "%s.avg", opt->methods[i]->name);
-        snprintf(name[2], sizeof name[2], "%s.min", opt->methods[i]->name);
+        snprintf(name[0], sizeof name[0], "%s", opt->methods[i].name);
+        snprintf(name[1], sizeof name[1], "%s.avg", opt->methods[i].name);
+        snprintf(name[2], sizeof name[2], "%s.min", opt->methods[i].name);
         printf(" %12s %12s %12s", name[0], name[1], name[2]);
     }
     printf("\n");
@@ -572,7 +576,7 @@ static int print_notes(long long bytes, const options *opt, const result *result
     for (int i = 0; i < opt->n_methods; i++) {
         const result *r = &results[i];
         if (r->status != RESULT_OK && strcmp(r->why, last_why[i]) != 0) {
-            printf("# %s at %lld bytes%s: %s\n", opt->methods[i]->name, bytes,
+            printf("# %s at %lld bytes%s: %s\n", opt->methods[i].name, bytes,
                    r->status == RESULT_FAILED ? " (and on, unless noted)" : "", r->why);
             snprintf(last_why[i], sizeof last_why[i], "%s", r->why);
         }
@@ -580,7 +584,7 @@ static int print_notes(long long bytes, const options *opt, const result *result
             last_why[i][0] = '\0';
         if (r->misplaced > 0) {
             printf("# CHECK FAILED: %s at %lld bytes: %lld elements misplaced\n",
-                   opt->methods[i]->name, bytes, r->misplaced);
+                   opt->methods[i].name, bytes, r->misplaced);
             check_failed = 1;
         }
     }
@@ -593,13 +597,13 @@ static int print_notes(long long bytes, const options *opt, const result *result
 static int run_sweep(const options *opt, MPI_Comm comm)
 {
     int rank, nprocs, any_oop = 0, check_failed = 0;
-    result results[N_ALL_METHODS];
-    char last_why[N_ALL_METHODS][WHY_SIZE];
+    result results[MAX_METHODS];
+    char last_why[MAX_METHODS][WHY_SIZE];
 
     check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
     check_mpi(MPI_Comm_size(comm, &nprocs), "MPI_Comm_size");
     for (int i = 0; i < opt->n_methods; i++) {
-        any_oop |= is_oop(opt->methods[i]);
+        any_oop |= is_oop(&opt->methods[i]);
         last_why[i][0] = '\0';
     }
     node_info n = shared_nodes(comm);
@@ -634,7 +638,7 @@ static int run_sweep(const options *opt, MPI_Comm comm)
 
         int large = bytes >= opt->large_bytes;
         for (int i = 0; i < opt->n_methods; i++) {
-            const method *m = opt->methods[i];
+            const method *m = &opt->methods[i];
             if (is_oop(m) && !oop_here) {
                 results[i] = (result){ RESULT_SKIPPED, 0, 0, 0, -1, "" };
                 snprintf(results[i].why, sizeof results[i].why,

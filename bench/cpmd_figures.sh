@@ -1,5 +1,5 @@
 #!/bin/sh
-# cpmd_figures.sh [PART...] - the CPMD-style FFT workload (issue #16):
+# cpmd_figures.sh [PART...] - the CPMD-style FFT workload:
 # bench/cpmd_fft (batches of in-place 3D complex FFTs, forward to the
 # transposed layout, a pointwise multiply, backward) with stock FFTW's
 # transposes and ours, here and simulated, in bench/figures/.  Parts

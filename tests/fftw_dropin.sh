@@ -1,6 +1,6 @@
 #!/bin/sh
 # fftw_dropin.sh - the patched FFTW as a drop-in for programs built against
-# Debian's FFTW-MPI (issue 16): same SONAME (libfftw3_mpi.so.3) and ABI, so
+# Debian's FFTW-MPI: same SONAME (libfftw3_mpi.so.3) and ABI, so
 # LD_LIBRARY_PATH alone swaps the library, and FFTW_MPI_INPLACE_ALGORITHM
 # makes it use our transposes without recompiling.
 #
