@@ -5,7 +5,9 @@
  */
 #include <stdint.h>
 
+#include "api/api.h"
 #include "call/call.h"
+#include "pipeline/pipeline.h"
 
 /* Block j at j * count * extent; contiguous, for the node-aware algorithms,
  * when no gap separates the elements of consecutive blocks. */

@@ -2,7 +2,9 @@
  * alltoallv.c - AIP_Alltoallv: the in-place (symmetric) MPI_Alltoallv, its
  * plan, and the PMPI layer's MPI_Alltoallv.
  */
+#include "api/api.h"
 #include "call/call.h"
+#include "pipeline/pipeline.h"
 
 static int all_zero(const int counts[], int n)
 {

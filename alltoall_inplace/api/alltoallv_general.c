@@ -4,7 +4,9 @@
  * (Hofmann & Ruenger, EuroMPI 2010) is general/general_exchange.c's; this
  * front end describes the call's send and receive blocks.
  */
+#include "api/api.h"
 #include "call/call.h"
+#include "pipeline/pipeline.h"
 
 static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
                     const int sendcounts[], const int sdispls[], const int recvcounts[],

@@ -5,7 +5,9 @@
  */
 #include <stdio.h>
 
+#include "api/api.h"
 #include "call/call.h"
+#include "pipeline/pipeline.h"
 
 static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
                     const int counts[], const int displs[], const MPI_Datatype datatypes[],

@@ -7,6 +7,7 @@
 #define AIP_BCAST_H
 
 #include "call/call.h"
+#include "call/comm.h"
 
 /*
  * The windows of one communicator, made by the first broadcast on it and

@@ -77,6 +77,8 @@
 
 #include "bcast/bcast.h"
 #include "bcast/bcast_tree.h"
+#include "call/options.h"
+#include "pipeline/pipeline.h"
 
 /*
  * Waiting politely, as the exchanges do (exchange.c): test, and give the core
@@ -269,27 +271,22 @@ int AIP_Bcast_rma_opt(void *buf, int count, MPI_Datatype datatype, int root, MPI
     memset(&stream, 0, sizeof stream);
     if (aip_options_resolve(options, &resolved, why, sizeof why) != MPI_SUCCESS)
         aip_call_error(&call, MPI_ERR_ARG, "%s", why);
-    long long budget = resolved.aux_bytes > 0 ? resolved.aux_bytes : AIP_AUX_BYTES_MIN;
+    long long budget = aip_budget_of(&resolved);
     if (call.error == MPI_SUCCESS)
         check_arguments(&call, &stream, buf, count, datatype, root, budget);
     if (call.error == MPI_SUCCESS && !(report = aip_malloc(2 * (size_t)call.size * sizeof *report)))
         aip_call_error(&call, MPI_ERR_NO_MEM, "cannot allocate %d sizes", 2 * call.size);
 
-    aip_choices choices = { .algorithm = resolved.bcast_algorithm,
+    aip_choices choices = { .bcast_algorithm = resolved.bcast_algorithm,
                             .ranks_per_node = resolved.ranks_per_node,
                             .root = root };
-    if ((err = aip_private_comm(comm, &private_comm)) != MPI_SUCCESS ||
-        (err = aip_check_collective(&call, private_comm, &choices, budget, &agreement)) !=
-            MPI_SUCCESS) {
-        err = aip_raise_mpi_error(&call, err, "the argument check failed");
+    if ((err = aip_private_comm(comm, &private_comm)) != MPI_SUCCESS) {
+        err = aip_raise_mpi_error(&call, err, "duplicating the communicator failed");
         goto out;
     }
-    if (agreement.error != MPI_SUCCESS) {
-        if (agreement.mismatch && report)
-            aip_report_mismatch(&call, private_comm, report);
-        err = aip_raise(comm, agreement.error, fn, call.error != MPI_SUCCESS ? call.message : NULL);
+    if ((err = aip_agree(&call, private_comm, &choices, budget, report, &agreement)) !=
+        MPI_SUCCESS)
         goto out;
-    }
 
     MPI_Count bytes = (MPI_Count)count * stream.info.size;
     int debug = call.rank == 0 && aip_env_debug();
@@ -324,7 +321,7 @@ int AIP_Bcast_rma_opt(void *buf, int count, MPI_Datatype datatype, int root, MPI
             err = aip_raise_mpi_error(&call, err, "MPI_Bcast failed");
         goto out;
     }
-    AIP_Bcast_algorithm asked = (AIP_Bcast_algorithm)agreement.choices.algorithm;
+    AIP_Bcast_algorithm asked = (AIP_Bcast_algorithm)agreement.choices.bcast_algorithm;
     AIP_Bcast_algorithm tree = asked == AIP_BCAST_AUTO ? AIP_BCAST_AUTO_TREE : asked;
     if (debug)
         print_decision(&call, windows, tree, asked, bytes);

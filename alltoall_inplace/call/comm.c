@@ -26,6 +26,7 @@
 #include <stdatomic.h>
 
 #include "call/call.h"
+#include "call/comm.h"
 
 /* ---- Freeing at MPI_Finalize. ---- */
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "call/call.h"
+#include "call/datatype.h"
 
 static int type_dense(MPI_Datatype type, int *dense);
 

@@ -1,13 +1,27 @@
 /*
  * plan.h - a call ready to execute: agreed, its algorithm chosen, its
- * workspace allocated (pipeline.c).  The run functions of the algorithm
- * table read it; only the pipeline writes it.
+ * workspace allocated (pipeline/pipeline.c).  The run functions of the
+ * algorithm table read it; only the pipeline writes it.  It sits on the
+ * ground floor so that the algorithms below the pipeline can read it.
  */
 #ifndef AIP_PLAN_H
 #define AIP_PLAN_H
 
 #include "call/call.h"
-#include "exchange/exchange.h"
+#include "call/comm.h"
+
+/* The memory the executor works in (exchange/exchange.h allocates it),
+ * allocated by the pipeline before the agreement so that running out of
+ * memory is an error all ranks return. */
+typedef struct aip_workspace {
+    char *aux; /* the auxiliary buffer: copies of outgoing chunks */
+    size_t aux_bytes;
+    void *ring; /* the transfers in flight */
+    int capacity;
+    size_t ring_bytes;
+} aip_workspace;
+
+typedef struct AIP_Plan_s aip_plan;
 
 struct aip_algorithm_row;
 struct aip_nodes;

@@ -6,22 +6,13 @@
 #ifndef AIP_EXCHANGE_H
 #define AIP_EXCHANGE_H
 
-#include "call/call.h"
+#include "call/plan.h"
 #include "schedule/schedule.h"
 
 struct aip_algorithm_row;
 
-/* The memory the executor works in, allocated by the pipeline before the
- * agreement so that running out of memory is an error all ranks return. */
-typedef struct aip_workspace {
-    char *aux; /* the auxiliary buffer: copies of outgoing chunks */
-    size_t aux_bytes;
-    void *ring; /* the transfers in flight */
-    int capacity;
-    size_t ring_bytes;
-} aip_workspace;
-/* ring: whether the executor's ring of transfers is needed (the general
- * algorithm uses aux alone). */
+/* The plan's workspace (call/plan.h); ring: whether the executor's ring of
+ * transfers is needed (the general algorithm uses aux alone). */
 int aip_workspace_alloc(aip_workspace *space, size_t aux_bytes, int ring,
                         size_t max_chunk_bytes, int comm_size);
 void aip_workspace_free(aip_workspace *space);

@@ -63,6 +63,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exchange/exchange.h"
 #include "general/general.h"
 
 #define TAG_REQUEST AIP_TAG

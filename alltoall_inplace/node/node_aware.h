@@ -9,7 +9,9 @@
 
 #include <stdatomic.h>
 
+#include "call/comm.h"
 #include "call/plan.h"
+#include "exchange/exchange.h"
 #include "node/nodes.h"
 
 /* nodes.c: the nodes of a communicator, cached on it. */

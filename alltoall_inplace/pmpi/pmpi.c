@@ -47,7 +47,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api.h"
 #include "call/call.h"
+#include "call/comm.h"
+#include "call/options.h"
 #include "pmpi/pmpi.h"
 
 /* ---- Settings (tunables.h) --------------------------------------------- */

@@ -11,10 +11,10 @@
  * byte log2(p)/2 times and pays off only for tiny blocks; the general
  * algorithm last, which takes any layout but pays for requests and phases.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "exchange/exchange.h"
 #include "general/general.h"
 #include "node/node_aware.h"
 #include "select/select.h"
@@ -72,14 +72,6 @@ const aip_algorithm_row *aip_algorithm_row_of(AIP_Algorithm algorithm)
         if (table[i].algorithm == algorithm)
             return &table[i];
     return NULL;
-}
-
-void aip_algorithm_names(char *text, size_t size)
-{
-    size_t used = 0;
-    text[0] = '\0';
-    for (int i = 0; i < N_ROWS && used < size; i++)
-        used += (size_t)snprintf(text + used, size - used, "%s%s", i ? ", " : "", table[i].name);
 }
 
 const char *AIP_Algorithm_name(AIP_Algorithm algorithm)

@@ -45,8 +45,6 @@ typedef struct aip_algorithm_row {
 
 /* algorithms.c: the row of an algorithm (choices included); NULL if none. */
 const aip_algorithm_row *aip_algorithm_row_of(AIP_Algorithm algorithm);
-/* The names of the table, ", "-separated, for messages (truncated to size). */
-void aip_algorithm_names(char *text, size_t size);
 
 /* decision.c */
 /* The algorithm a call asks for, given the one its options name: a call

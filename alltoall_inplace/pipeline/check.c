@@ -35,7 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "call/call.h"
+#include "call/comm.h"
+#include "pipeline/check.h"
 
 /* ---- Blocks of one rank must not overlap (MPI: erroneous; here: corruption). ---- */
 
@@ -92,8 +93,10 @@ static const struct {
     const char *name;
     int error_class;
 } choice_fields[] = {
-    { offsetof(aip_choices, algorithm),
-      "algorithms (AIP_ALGORITHM, AIP_BCAST_ALGORITHM or the options)", MPI_ERR_ARG },
+    { offsetof(aip_choices, algorithm), "algorithms (AIP_ALGORITHM or options->algorithm)",
+      MPI_ERR_ARG },
+    { offsetof(aip_choices, bcast_algorithm),
+      "broadcast trees (AIP_BCAST_ALGORITHM or options->bcast_algorithm)", MPI_ERR_ARG },
     { offsetof(aip_choices, ranks_per_node),
       "nodes (AIP_RANKS_PER_NODE or options->ranks_per_node)", MPI_ERR_ARG },
     { offsetof(aip_choices, requests), "request exchanges (AIP_REQUESTS or options->requests)",

@@ -1,16 +1,19 @@
 /*
- * pipeline.c - the path every call takes once its front end has described
- * the blocks (call.h): local checks and allocation, the collective
- * agreement (check.c), the choice of algorithm (select/), and the run of the
- * algorithm's table row.  The first three make a plan, the last executes
- * it; a one-shot call does both, AIP_*_init keeps the plan for
- * AIP_Plan_execute.
+ * pipeline.c - the path every exchange takes once its front end has
+ * described the blocks (pipeline.h lists the steps): local checks and
+ * allocation, the collective agreement (check.c), the choice of algorithm
+ * (select/), and the run of the algorithm's table row.  The first three
+ * make a plan, the last executes it; a one-shot call does both, AIP_*_init
+ * keeps the plan for AIP_Plan_execute.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "call/options.h"
+#include "exchange/exchange.h"
 #include "node/node_aware.h"
+#include "pipeline/pipeline.h"
 #include "select/select.h"
 
 /* Chunks for a budget: AIP_PIPELINE_DEPTH of them fit, none larger than the cap. */
@@ -130,6 +133,23 @@ static void print_decision(const aip_plan *plan, size_t bytes)
                 AIP_Algorithm_name(plan->asked), plan->why);
 }
 
+int aip_agree(aip_call *call, MPI_Comm private_comm, const aip_choices *choices,
+              long long budget, long long *report, aip_agreement *agreement)
+{
+    int err = aip_check_collective(call, private_comm, choices, budget, agreement);
+    if (err != MPI_SUCCESS)
+        return aip_raise_mpi_error(call, err, "the argument check failed");
+    if (agreement->error == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    /* MPI_ERR_TYPE wins over the classes after it, so no rank found a worse error. */
+    if (call->declines_unmovable && agreement->unmovable && agreement->error == MPI_ERR_TYPE)
+        return AIP_DECLINED;
+    if (agreement->mismatch && report)
+        aip_report_mismatch(call, private_comm, report);
+    return aip_raise(call->comm, agreement->error, call->fn,
+                     call->error != MPI_SUCCESS ? call->message : NULL);
+}
+
 /* Steps 2 and 3: agree, then choose and prepare the algorithm. */
 static int agree_and_choose(aip_plan *plan, const aip_choices *choices, long long budget,
                             may_run *candidates)
@@ -143,18 +163,9 @@ static int agree_and_choose(aip_plan *plan, const aip_choices *choices, long lon
         return aip_raise_mpi_error(call, err, "duplicating the communicator failed");
     plan->private = aip_private_acquire(private);
     plan->private_comm = aip_private_handle(private);
-    if ((err = aip_check_collective(call, plan->private_comm, choices, budget, &agreement)) !=
-        MPI_SUCCESS)
-        return aip_raise_mpi_error(call, err, "the argument check failed");
-    if (agreement.error != MPI_SUCCESS) {
-        /* MPI_ERR_TYPE wins over the classes after it, so no rank found a worse error. */
-        if (call->declines_unmovable && agreement.unmovable && agreement.error == MPI_ERR_TYPE)
-            return AIP_DECLINED;
-        if (agreement.mismatch)
-            aip_report_mismatch(call, plan->private_comm, plan->report);
-        return aip_raise(call->comm, agreement.error, call->fn,
-                         call->error != MPI_SUCCESS ? call->message : NULL);
-    }
+    if ((err = aip_agree(call, plan->private_comm, choices, budget, plan->report,
+                         &agreement)) != MPI_SUCCESS)
+        return err;
 
     plan->asked = (AIP_Algorithm)agreement.choices.algorithm;
     plan->chunk_bytes = chunk_bytes_for(agreement.min_aux_bytes);
@@ -196,7 +207,7 @@ int aip_plan_create(aip_call *call, const AIP_Options *options, aip_plan **creat
         aip_plan stand_in = empty;
         stand_in.call = *call;
         aip_call_error(&stand_in.call, MPI_ERR_NO_MEM, "cannot allocate a plan");
-        aip_choices none = { AIP_ALGORITHM_AUTO, 0, AIP_REQUESTS_P2P, 0 };
+        aip_choices none = { .algorithm = AIP_ALGORITHM_AUTO, .requests = AIP_REQUESTS_P2P };
         err = agree_and_choose(&stand_in, &none, 0, &candidates);
         aip_private_release(stand_in.private);
         aip_call_free(&stand_in.call);
@@ -214,8 +225,7 @@ int aip_plan_create(aip_call *call, const AIP_Options *options, aip_plan **creat
             aip_check_overlap(call, call->recv_blocks, "receive ");
     }
     aip_call_rebase_bottom(call);
-    long long budget =
-        plan->options.aux_bytes > 0 ? plan->options.aux_bytes : AIP_AUX_BYTES_MIN;
+    long long budget = aip_budget_of(&plan->options);
     aip_choices choices = {
         .algorithm = aip_asked(call, plan->options.algorithm),
         .ranks_per_node = plan->options.ranks_per_node,

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "call/call.h"
+#include "call/options.h"
 #include "call/parse_bytes.h"
-#include "select/select.h"
 
 /* For each tunable: its value (the environment variable if set and not empty,
  * else the default), and its help text for messages about bad values. */
@@ -24,6 +24,19 @@
     __attribute__((unused)) static const char *const help_##field = env ": " help;
 AIP_ENV_TUNABLES(TUNABLE_VALUE)
 #undef TUNABLE_VALUE
+
+/* The names of the algorithm table, ", "-separated, for messages (truncated
+ * to size); through the public AIP_Algorithm_at, the table being above. */
+static void algorithm_names(char *text, size_t size)
+{
+    AIP_Algorithm algorithm;
+    AIP_Algorithm_kind kind;
+    size_t used = 0;
+    text[0] = '\0';
+    for (int i = 0; used < size && AIP_Algorithm_at(i, &algorithm, &kind) == MPI_SUCCESS; i++)
+        used += (size_t)snprintf(text + used, size - used, "%s%s", i ? ", " : "",
+                                 AIP_Algorithm_name(algorithm));
+}
 
 static const char *const aux_strategy_names[] = { "default", "static", "pool" };
 static const char *const requests_names[] = { "default", "p2p", "alltoall" };
@@ -126,7 +139,7 @@ int aip_options_resolve(const AIP_Options *options, AIP_Options *resolved, char 
         if (AIP_Algorithm_from_name(name, &resolved->algorithm) != MPI_SUCCESS ||
             resolved->algorithm == AIP_ALGORITHM_DEFAULT) {
             char names[160];
-            aip_algorithm_names(names, sizeof names);
+            algorithm_names(names, sizeof names);
             snprintf(why, why_size, "\"%s\" is not valid; %s; the names: %s", name, help_algorithm,
                      names);
             return MPI_ERR_ARG;
@@ -200,6 +213,11 @@ int AIP_Options_resolve(const AIP_Options *options, AIP_Options *resolved)
 {
     char why[320];
     return aip_options_resolve(options, resolved, why, sizeof why);
+}
+
+long long aip_budget_of(const AIP_Options *resolved)
+{
+    return resolved->aux_bytes > 0 ? resolved->aux_bytes : AIP_AUX_BYTES_MIN;
 }
 
 int aip_env_debug(void)

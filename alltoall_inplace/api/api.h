@@ -1,0 +1,23 @@
+/*
+ * api.h - what the front ends offer inside the library besides the public
+ * header: the calls of the PMPI layer (pmpi/).
+ */
+#ifndef AIP_API_H
+#define AIP_API_H
+
+#include <mpi.h>
+
+/* The front ends of the PMPI layer (pmpi/): MPI_Alltoall, MPI_Alltoallv and
+ * MPI_Alltoallw with MPI_IN_PLACE, named `fn` in messages; they return AIP_DECLINED where
+ * a datatype cannot be moved as bytes. */
+int aip_pmpi_alltoall(const char *fn, void *buf, int count, MPI_Datatype datatype,
+                      MPI_Comm comm);
+int aip_pmpi_alltoall_oop(const char *fn, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm);
+int aip_pmpi_alltoallv(const char *fn, void *buf, const int counts[], const int displs[],
+                       MPI_Datatype datatype, MPI_Comm comm);
+int aip_pmpi_alltoallw(const char *fn, void *buf, const int counts[], const int displs[],
+                       const MPI_Datatype datatypes[], MPI_Comm comm);
+
+#endif /* AIP_API_H */

@@ -1,0 +1,43 @@
+/*
+ * pipeline.h - the one path every exchange takes once its front end has
+ * described the blocks (call/call.h):
+ *   1. checks what one rank can check (options, overlapping blocks) and
+ *      allocates everything the call may need (the workspace of every row
+ *      of the algorithm table it may turn into), so that a failure there
+ *      is an error like any other;
+ *   2. agrees with the other ranks, in one MPI_Allreduce (check.c), on
+ *      errors, block sizes, the options all must give alike and the budget:
+ *      every rank returns the same error class before any byte moves;
+ *   3. picks the algorithm (select/) and keeps its workspace;
+ *   4. runs it: the table row's run function.
+ * Steps 1-3 make a plan; step 4 executes it.  A one-shot call does all four
+ * and frees the plan; AIP_*_init keeps the plan, so that repeated calls with
+ * the same layout pay only for step 4 (no collective besides the exchange).
+ * AIP_Bcast_rma takes steps 1 and 2 the same way (aip_agree) and runs its
+ * own trees.
+ */
+#ifndef AIP_PIPELINE_H
+#define AIP_PIPELINE_H
+
+#include "call/plan.h"
+#include "pipeline/check.h"
+
+/* Steps 1-3 for a described call (collective); the plan takes the call's
+ * arrays.  An error is raised and returned, the same on every rank, and
+ * *plan is then NULL. */
+int aip_plan_create(aip_call *call, const AIP_Options *options, aip_plan **plan);
+/* Step 4 on buf (in place, or from sendbuf out of place). */
+int aip_plan_execute(aip_plan *plan, char *buf, const char *sendbuf);
+void aip_plan_free(aip_plan *plan);
+/* All four steps: create, execute on call->buf, free. */
+int aip_call_run(aip_call *call, const AIP_Options *options);
+
+/* Step 2 for any collective of the library: agree (aip_check_collective on
+ * private_comm) and, where an error is agreed, name the mismatched pairs
+ * (report: 2p long longs allocated in step 1, or NULL) and raise it on every
+ * rank.  Returns MPI_SUCCESS with *agreement filled, AIP_DECLINED (the PMPI
+ * layer's calls hand an unmovable datatype back to MPI), or the error class. */
+int aip_agree(aip_call *call, MPI_Comm private_comm, const aip_choices *choices,
+              long long budget, long long *report, aip_agreement *agreement);
+
+#endif /* AIP_PIPELINE_H */
