@@ -1,5 +1,7 @@
 /*
  * Property tests of the exchange schedules, without MPI, for p = 1..1024:
+ * every schedule row of the library's table (AIP_Algorithm_at), so that a
+ * schedule added to the table is checked here without a line changed.
  *   - no rank is paired with itself, peers are in range;
  *   - partners agree on the step (peer_r[s] = q  =>  peer_q[s] = r);
  *   - every unordered pair of distinct ranks meets exactly once;
@@ -13,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "schedule/schedule.h"
+#include "select/select.h"
 #include "check.h"
 
 /* ---- The paper's pseudo-code, literally: rank's partners in order. ---- */
@@ -78,16 +80,31 @@ static int ceil_log2(int p)
     return k;
 }
 
+/* The papers' bounds on the steps; any other schedule must fit the plan's
+ * room for 2p steps (exchange.h's aip_steps). */
 static int max_steps(const aip_schedule *sched, int p)
 {
     if (sched == &aip_schedule_mpich)
         return 2 * p - 1;
     if (sched == &aip_schedule_lsa)
         return p;
+    if (sched != &aip_schedule_hsa)
+        return 2 * p;
     if ((p & (p - 1)) == 0)
         return p > 1 ? p - 1 : 0;
     return p + ceil_log2(p) - 2;
 }
+
+/* The paper's pseudo-code of a schedule, where it has one. */
+static const struct {
+    const aip_schedule *sched;
+    int (*paper)(int, int, int *);
+    int paper_max_p; /* the literal MPICH loop is O(p^2) per rank */
+} papers[] = {
+    { &aip_schedule_mpich, paper_mpich, 128 },
+    { &aip_schedule_lsa, paper_lsa, 1 << 30 },
+    { &aip_schedule_hsa, paper_hsa, 1 << 30 },
+};
 
 /*
  * step_of[r * p + q] = the step at which r meets q (-1: never).  Partners
@@ -148,15 +165,6 @@ static void check_schedule(const aip_schedule *sched, int (*paper)(int, int, int
 int main(int argc, char **argv)
 {
     int max_p = argc > 1 ? atoi(argv[1]) : 1024;
-    struct {
-        const aip_schedule *sched;
-        int (*paper)(int, int, int *);
-        int paper_max_p; /* the literal MPICH loop is O(p^2) per rank */
-    } cases[] = {
-        { &aip_schedule_mpich, paper_mpich, 128 },
-        { &aip_schedule_lsa, paper_lsa, 1 << 30 },
-        { &aip_schedule_hsa, paper_hsa, 1 << 30 },
-    };
     int *step_of = malloc(sizeof(int) * (size_t)max_p * max_p);
     int *row = malloc(sizeof(int) * (size_t)(2 * max_p));
     int *order = malloc(sizeof(int) * (size_t)max_p);
@@ -166,17 +174,30 @@ int main(int argc, char **argv)
         fprintf(stderr, "out of memory\n");
         return 99;
     }
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        for (int p = 1; p <= max_p; p++) {
-            /* Beyond paper_max_p every property but the order is checked. */
-            int (*paper)(int, int, int *) = p <= cases[c].paper_max_p ? cases[c].paper : NULL;
-            check_schedule(cases[c].sched, paper, p, step_of, row, order, expect);
-        }
+    AIP_Algorithm algorithm;
+    AIP_Algorithm_kind kind;
+    int checked = 0;
+    for (int i = 0; AIP_Algorithm_at(i, &algorithm, &kind) == MPI_SUCCESS; i++) {
+        const aip_schedule *sched = aip_algorithm_row_of(algorithm)->schedule;
+        if (kind != AIP_KIND_SCHEDULE)
+            continue;
+        int (*paper)(int, int, int *) = NULL;
+        int paper_max_p = 0;
+        for (size_t k = 0; k < sizeof papers / sizeof papers[0]; k++)
+            if (papers[k].sched == sched)
+                paper = papers[k].paper, paper_max_p = papers[k].paper_max_p;
+        CHECK(sched != NULL, "%s: a schedule row without a schedule",
+              AIP_Algorithm_name(algorithm));
+        if (!sched)
+            continue;
+        for (int p = 1; p <= max_p; p++) /* beyond paper_max_p, every property but the order */
+            check_schedule(sched, p <= paper_max_p ? paper : NULL, p, step_of, row, order, expect);
         printf("%-5s p=1..%d: steps(7)=%d steps(%d)=%d, paper order checked for p<=%d\n",
-               cases[c].sched->name, max_p, cases[c].sched->nsteps(7), max_p,
-               cases[c].sched->nsteps(max_p),
-               cases[c].paper_max_p < max_p ? cases[c].paper_max_p : max_p);
+               sched->name, max_p, sched->nsteps(7), max_p, sched->nsteps(max_p),
+               paper_max_p < max_p ? paper_max_p : max_p);
+        checked++;
     }
+    CHECK(checked >= 3, "only %d schedule rows in the table", checked);
     free(step_of);
     free(row);
     free(order);
