@@ -34,6 +34,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,7 +151,7 @@ static int parse_aux_budgets(const char *list, options *opt, char *why, size_t w
     opt->n_aux = 0;
     while ((got = next_item(&list, item, sizeof item)) > 0) {
         long long budget = AUX_ALL;
-        if (strcmp(item, "all") != 0 && (budget = aip_parse_bytes(item)) < 0) {
+        if (strcmp(item, "all") != 0 && (budget = parse_bytes(item)) < 0) {
             snprintf(why, why_size, "aux budget \"%s\" is neither a size nor \"all\"", item);
             return 0;
         }
@@ -165,43 +166,28 @@ static int parse_aux_budgets(const char *list, options *opt, char *why, size_t w
     return got == 0;
 }
 
-/* Applies an option that takes a value; 0 with a reason if either is wrong. */
-static int apply_option(options *opt, const char *name, const char *value, char *why,
-                        size_t why_size)
+static int parse_methods_option(const char *value, void *opt, char *why, size_t why_size)
 {
-    unsigned long long number;
-
-    if (is_option(name, "-s", "--size")) {
-        opt->bytes_per_process = aip_parse_bytes(value);
-        if (opt->bytes_per_process < (long long)sizeof(element)) {
-            snprintf(why, why_size, "SIZE \"%s\" is not a size of at least %zu bytes", value,
-                     sizeof(element));
-            return 0;
-        }
-    } else if (is_option(name, "-r", "--reps")) {
-        if (!parse_number(value, 1, 1000000, &number)) {
-            snprintf(why, why_size, "REPS \"%s\" is not a number from 1 to 1000000", value);
-            return 0;
-        }
-        opt->reps = (int)number;
-    } else if (is_option(name, NULL, "--seed")) {
-        if (!parse_number(value, 0, UINT64_MAX, &number)) {
-            snprintf(why, why_size, "seed \"%s\" is not an unsigned 64-bit number", value);
-            return 0;
-        }
-        opt->seed = number;
-    } else if (is_option(name, NULL, "--csv")) {
-        opt->csv_path = value;
-    } else if (is_option(name, "-a", "--methods")) {
-        return parse_methods(value, &opt->selected, why, why_size);
-    } else if (is_option(name, NULL, "--aux")) {
-        return parse_aux_budgets(value, opt, why, why_size);
-    } else {
-        snprintf(why, why_size, "unknown option \"%s\"", name);
-        return 0;
-    }
-    return 1;
+    return parse_methods(value, &((options *)opt)->selected, why, why_size);
 }
+
+static int parse_aux_option(const char *value, void *opt, char *why, size_t why_size)
+{
+    return parse_aux_budgets(value, opt, why, why_size);
+}
+
+#define FIELD(name) offsetof(options, name)
+static const bench_option option_table[] = {
+    { "-s", "--size", OPTION_SIZE, FIELD(bytes_per_process), sizeof(element), LLONG_MAX, NULL },
+    { "-r", "--reps", OPTION_INT, FIELD(reps), 1, 1000000, NULL },
+    { NULL, "--seed", OPTION_U64, FIELD(seed), 0, UINT64_MAX, NULL },
+    { NULL, "--csv", OPTION_STRING, FIELD(csv_path), 0, 0, NULL },
+    { "-a", "--methods", OPTION_CUSTOM, 0, 0, 0, parse_methods_option },
+    { NULL, "--aux", OPTION_CUSTOM, 0, 0, 0, parse_aux_option },
+    { "-e", "--equal", OPTION_FLAG, FIELD(equal_blocks), 0, 0, NULL },
+    { NULL, NULL, 0, 0, 0, 0, NULL },
+};
+#undef FIELD
 
 static parse_status parse_options(int argc, char **argv, options *opt, char *why,
                                   size_t why_size)
@@ -215,22 +201,7 @@ static parse_status parse_options(int argc, char **argv, options *opt, char *why
     if (!parse_aux_budgets(DEFAULT_AUX_LIST, opt, why, why_size))
         return PARSE_ERROR;
 
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (is_option(arg, "-h", "--help"))
-            return PARSE_HELP;
-        if (is_option(arg, "-e", "--equal")) {
-            opt->equal_blocks = 1;
-            continue;
-        }
-        if (i + 1 == argc) {
-            snprintf(why, why_size, "\"%s\" is not an option, or it lacks its value", arg);
-            return PARSE_ERROR;
-        }
-        if (!apply_option(opt, arg, argv[++i], why, why_size))
-            return PARSE_ERROR;
-    }
-    return PARSE_OK;
+    return bench_parse_options(argc, argv, option_table, opt, why, why_size);
 }
 
 /* What the options ask must fit the machine: p, and int element counts and displacements. */

@@ -48,6 +48,7 @@
  * after an MPI error outside the measured calls, or when memory runs out.
  */
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,64 +192,28 @@ static int parse_methods(const char *list, options *opt, char *why, size_t why_s
     return got == 0 && opt->n_methods > 0;
 }
 
-static int parse_size(const char *value, const char *what, long long min, long long *bytes,
-                      char *why, size_t why_size)
+static int parse_methods_option(const char *value, void *opt, char *why, size_t why_size)
 {
-    *bytes = aip_parse_bytes(value);
-    if (*bytes < min) {
-        snprintf(why, why_size, "%s \"%s\" is not a size of at least %lld bytes", what, value,
-                 min);
-        return 0;
-    }
-    return 1;
+    return parse_methods(value, opt, why, why_size);
 }
 
-static int parse_count(const char *value, const char *what, unsigned long long min, int *count,
-                       char *why, size_t why_size)
-{
-    unsigned long long number;
-
-    if (!parse_number(value, min, INT_MAX, &number)) {
-        snprintf(why, why_size, "%s \"%s\" is not a number from %llu to %d", what, value, min,
-                 INT_MAX);
-        return 0;
-    }
-    *count = (int)number;
-    return 1;
-}
-
-/* Applies an option that takes a value; 0 with a reason if either is wrong. */
-static int apply_option(options *opt, const char *name, const char *value, char *why,
-                        size_t why_size)
-{
-    if (is_option(name, NULL, "--min"))
-        return parse_size(value, "--min", (long long)sizeof(element), &opt->min_bytes, why,
-                          why_size);
-    if (is_option(name, NULL, "--max"))
-        return parse_size(value, "--max", (long long)sizeof(element), &opt->max_bytes, why,
-                          why_size);
-    if (is_option(name, NULL, "--large"))
-        return parse_size(value, "--large", 0, &opt->large_bytes, why, why_size);
-    if (is_option(name, NULL, "--mem-cap"))
-        return parse_size(value, "--mem-cap", 0, &opt->mem_cap, why, why_size);
-    if (is_option(name, NULL, "--aux"))
-        return parse_size(value, "--aux", 0, &opt->aux_bytes, why, why_size);
-    if (is_option(name, "-i", "--iterations"))
-        return parse_count(value, "--iterations", 1, &opt->iterations, why, why_size);
-    if (is_option(name, "-I", "--iterations-large"))
-        return parse_count(value, "--iterations-large", 1, &opt->iterations_large, why,
-                           why_size);
-    if (is_option(name, "-w", "--warmup"))
-        return parse_count(value, "--warmup", 0, &opt->warmup, why, why_size);
-    if (is_option(name, "-W", "--warmup-large"))
-        return parse_count(value, "--warmup-large", 0, &opt->warmup_large, why, why_size);
-    if (is_option(name, NULL, "--ranks-per-node"))
-        return parse_count(value, "--ranks-per-node", 1, &opt->ranks_per_node, why, why_size);
-    if (is_option(name, "-m", "--methods"))
-        return parse_methods(value, opt, why, why_size);
-    snprintf(why, why_size, "unknown option \"%s\"", name);
-    return 0;
-}
+#define FIELD(name) offsetof(options, name)
+static const bench_option option_table[] = {
+    { NULL, "--min", OPTION_SIZE, FIELD(min_bytes), sizeof(element), LLONG_MAX, NULL },
+    { NULL, "--max", OPTION_SIZE, FIELD(max_bytes), sizeof(element), LLONG_MAX, NULL },
+    { NULL, "--large", OPTION_SIZE, FIELD(large_bytes), 0, LLONG_MAX, NULL },
+    { NULL, "--mem-cap", OPTION_SIZE, FIELD(mem_cap), 0, LLONG_MAX, NULL },
+    { NULL, "--aux", OPTION_SIZE, FIELD(aux_bytes), 0, LLONG_MAX, NULL },
+    { "-i", "--iterations", OPTION_INT, FIELD(iterations), 1, INT_MAX, NULL },
+    { "-I", "--iterations-large", OPTION_INT, FIELD(iterations_large), 1, INT_MAX, NULL },
+    { "-w", "--warmup", OPTION_INT, FIELD(warmup), 0, INT_MAX, NULL },
+    { "-W", "--warmup-large", OPTION_INT, FIELD(warmup_large), 0, INT_MAX, NULL },
+    { NULL, "--ranks-per-node", OPTION_INT, FIELD(ranks_per_node), 1, INT_MAX, NULL },
+    { "-m", "--methods", OPTION_CUSTOM, 0, 0, 0, parse_methods_option },
+    { "-c", "--check", OPTION_FLAG, FIELD(check), 0, 0, NULL },
+    { NULL, NULL, 0, 0, 0, 0, NULL },
+};
+#undef FIELD
 
 static parse_status parse_options(int argc, char **argv, options *opt, char *why,
                                   size_t why_size)
@@ -267,21 +232,9 @@ static parse_status parse_options(int argc, char **argv, options *opt, char *why
     if (!parse_methods(DEFAULT_METHODS, opt, why, why_size))
         return PARSE_ERROR;
 
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (is_option(arg, "-h", "--help"))
-            return PARSE_HELP;
-        if (is_option(arg, "-c", "--check")) {
-            opt->check = 1;
-            continue;
-        }
-        if (i + 1 == argc) {
-            snprintf(why, why_size, "\"%s\" is not an option, or it lacks its value", arg);
-            return PARSE_ERROR;
-        }
-        if (!apply_option(opt, arg, argv[++i], why, why_size))
-            return PARSE_ERROR;
-    }
+    parse_status status = bench_parse_options(argc, argv, option_table, opt, why, why_size);
+    if (status != PARSE_OK)
+        return status;
     if (opt->min_bytes % (long long)sizeof(element) != 0) {
         snprintf(why, why_size, "--min must be a multiple of %zu bytes", sizeof(element));
         return PARSE_ERROR;

@@ -47,6 +47,7 @@
  * an MPI error or when memory runs out.
  */
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,7 +127,7 @@ static int parse_budget(const char *text, budget_spec *budget)
         return end == text + length - 1 && budget->percent >= 0 && budget->percent <= 1e6;
     }
     budget->percent = -1;
-    budget->bytes = aip_parse_bytes(text);
+    budget->bytes = parse_bytes(text);
     return budget->bytes >= 0;
 }
 
@@ -193,59 +194,51 @@ static int parse_one_kind(const char *item, int i, options *opt)
     return 0;
 }
 
-/* Applies an option that takes a value; 0 with a reason if either is wrong. */
-static int apply_option(options *opt, const char *name, const char *value, char *why,
-                        size_t why_size)
+static int parse_variants(const char *value, void *opt, char *why, size_t why_size)
 {
-    unsigned long long number;
     int n;
-
-    if (is_option(name, "-s", "--size")) {
-        opt->bytes_per_process = aip_parse_bytes(value);
-        if (opt->bytes_per_process < (long long)sizeof(element)) {
-            snprintf(why, why_size, "SIZE \"%s\" is not a size of at least %zu bytes", value,
-                     sizeof(element));
-            return 0;
-        }
-    } else if (is_option(name, "-r", "--reps")) {
-        if (!parse_number(value, 1, 1000000, &number)) {
-            snprintf(why, why_size, "REPS \"%s\" is not a number from 1 to 1000000", value);
-            return 0;
-        }
-        opt->reps = (int)number;
-    } else if (is_option(name, "-k", "--sparse")) {
-        if (!parse_number(value, 0, ELEMENT_MAX_RANKS, &number)) {
-            snprintf(why, why_size, "K \"%s\" is not a number from 0 to %d", value,
-                     ELEMENT_MAX_RANKS);
-            return 0;
-        }
-        opt->sparse_k = (int)number;
-    } else if (is_option(name, NULL, "--seed")) {
-        if (!parse_number(value, 0, UINT64_MAX, &number)) {
-            snprintf(why, why_size, "seed \"%s\" is not an unsigned 64-bit number", value);
-            return 0;
-        }
-        opt->seed = number;
-    } else if (is_option(name, "-a", "--variants")) {
-        opt->kinds = 0;
-        return parse_list("-a", value, &n, parse_one_kind, opt, why, why_size);
-    } else if (is_option(name, NULL, "--budget")) {
-        return parse_list("--budget", value, &opt->n_budgets, parse_one_budget, opt, why,
-                          why_size);
-    } else if (is_option(name, NULL, "--strategy")) {
-        return parse_list("--strategy", value, &opt->n_strategies, parse_one_strategy, opt,
-                          why, why_size);
-    } else if (is_option(name, "-b", "--buffers")) {
-        return parse_list("-b", value, &opt->n_buffers, parse_one_buffers, opt, why, why_size);
-    } else if (is_option(name, NULL, "--requests")) {
-        return parse_list("--requests", value, &opt->n_requests, parse_one_requests, opt, why,
-                          why_size);
-    } else {
-        snprintf(why, why_size, "unknown option \"%s\"", name);
-        return 0;
-    }
-    return 1;
+    ((options *)opt)->kinds = 0;
+    return parse_list("-a", value, &n, parse_one_kind, opt, why, why_size);
 }
+
+static int parse_budgets(const char *value, void *opt, char *why, size_t why_size)
+{
+    return parse_list("--budget", value, &((options *)opt)->n_budgets, parse_one_budget, opt,
+                      why, why_size);
+}
+
+static int parse_strategies(const char *value, void *opt, char *why, size_t why_size)
+{
+    return parse_list("--strategy", value, &((options *)opt)->n_strategies, parse_one_strategy,
+                      opt, why, why_size);
+}
+
+static int parse_buffers(const char *value, void *opt, char *why, size_t why_size)
+{
+    return parse_list("-b", value, &((options *)opt)->n_buffers, parse_one_buffers, opt, why,
+                      why_size);
+}
+
+static int parse_requests(const char *value, void *opt, char *why, size_t why_size)
+{
+    return parse_list("--requests", value, &((options *)opt)->n_requests, parse_one_requests,
+                      opt, why, why_size);
+}
+
+#define FIELD(name) offsetof(options, name)
+static const bench_option option_table[] = {
+    { "-s", "--size", OPTION_SIZE, FIELD(bytes_per_process), sizeof(element), LLONG_MAX, NULL },
+    { "-r", "--reps", OPTION_INT, FIELD(reps), 1, 1000000, NULL },
+    { "-k", "--sparse", OPTION_INT, FIELD(sparse_k), 0, ELEMENT_MAX_RANKS, NULL },
+    { NULL, "--seed", OPTION_U64, FIELD(seed), 0, UINT64_MAX, NULL },
+    { "-a", "--variants", OPTION_CUSTOM, 0, 0, 0, parse_variants },
+    { NULL, "--budget", OPTION_CUSTOM, 0, 0, 0, parse_budgets },
+    { NULL, "--strategy", OPTION_CUSTOM, 0, 0, 0, parse_strategies },
+    { "-b", "--buffers", OPTION_CUSTOM, 0, 0, 0, parse_buffers },
+    { NULL, "--requests", OPTION_CUSTOM, 0, 0, 0, parse_requests },
+    { NULL, NULL, 0, 0, 0, 0, NULL },
+};
+#undef FIELD
 
 static parse_status parse_options(int argc, char **argv, options *opt, char *why,
                                   size_t why_size)
@@ -255,24 +248,12 @@ static parse_status parse_options(int argc, char **argv, options *opt, char *why
     opt->sparse_k = 0;
     opt->seed = DEFAULT_SEED;
     opt->kinds = (1u << N_KINDS) - 1;
-    if (!apply_option(opt, "--budget", DEFAULT_BUDGETS, why, why_size) ||
-        !apply_option(opt, "--strategy", DEFAULT_STRATEGIES, why, why_size) ||
-        !apply_option(opt, "--buffers", DEFAULT_BUFFERS, why, why_size) ||
-        !apply_option(opt, "--requests", DEFAULT_REQUESTS, why, why_size))
+    if (!parse_budgets(DEFAULT_BUDGETS, opt, why, why_size) ||
+        !parse_strategies(DEFAULT_STRATEGIES, opt, why, why_size) ||
+        !parse_buffers(DEFAULT_BUFFERS, opt, why, why_size) ||
+        !parse_requests(DEFAULT_REQUESTS, opt, why, why_size))
         return PARSE_ERROR;
-
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (is_option(arg, "-h", "--help"))
-            return PARSE_HELP;
-        if (i + 1 == argc) {
-            snprintf(why, why_size, "\"%s\" is not an option, or it lacks its value", arg);
-            return PARSE_ERROR;
-        }
-        if (!apply_option(opt, arg, argv[++i], why, why_size))
-            return PARSE_ERROR;
-    }
-    return PARSE_OK;
+    return bench_parse_options(argc, argv, option_table, opt, why, why_size);
 }
 
 /* What the options ask must fit the machine: p, K, and int element counts. */

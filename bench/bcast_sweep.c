@@ -17,6 +17,8 @@
  * root's data.  Exit status: 0; 1 if a check failed; 2 for bad options; 3
  * (MPI_Abort) after an MPI error.
  */
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,34 +85,27 @@ static int parse_methods(const char *list, options *opt, char *why, size_t why_s
     return got == 0 && opt->n_methods > 0;
 }
 
-static int parse_value(options *opt, const char *name, const char *value, char *why,
-                       size_t why_size)
+static int parse_methods_option(const char *value, void *opt, char *why, size_t why_size)
 {
-    unsigned long long n;
-    long long *bytes = is_option(name, NULL, "--min")     ? &opt->min_bytes
-                       : is_option(name, NULL, "--max")   ? &opt->max_bytes
-                       : is_option(name, NULL, "--large") ? &opt->large_bytes
-                       : is_option(name, NULL, "--aux")   ? &opt->aux_bytes
-                                                          : NULL;
-    int *count = is_option(name, "-i", "--iterations")         ? &opt->iterations
-                 : is_option(name, "-I", "--iterations-large") ? &opt->iterations_large
-                 : is_option(name, "-w", "--warmup")           ? &opt->warmup
-                 : is_option(name, NULL, "--root")             ? &opt->root
-                 : is_option(name, NULL, "--ranks-per-node")   ? &opt->ranks_per_node
-                 : is_option(name, NULL, "--check")            ? &opt->check
-                                                               : NULL;
-    if (is_option(name, "-m", "--methods"))
-        return parse_methods(value, opt, why, why_size);
-    if (bytes && (*bytes = aip_parse_bytes(value)) >= 0)
-        return 1;
-    if (count && parse_number(value, 0, 1 << 30, &n)) {
-        *count = (int)n;
-        return 1;
-    }
-    snprintf(why, why_size, bytes || count ? "bad value \"%s\" for %s" : "unknown option %s%.0s",
-             bytes || count ? value : name, name);
-    return 0;
+    return parse_methods(value, opt, why, why_size);
 }
+
+#define FIELD(name) offsetof(options, name)
+static const bench_option option_table[] = {
+    { NULL, "--min", OPTION_SIZE, FIELD(min_bytes), 0, LLONG_MAX, NULL },
+    { NULL, "--max", OPTION_SIZE, FIELD(max_bytes), 0, LLONG_MAX, NULL },
+    { NULL, "--large", OPTION_SIZE, FIELD(large_bytes), 0, LLONG_MAX, NULL },
+    { NULL, "--aux", OPTION_SIZE, FIELD(aux_bytes), 0, LLONG_MAX, NULL },
+    { "-i", "--iterations", OPTION_INT, FIELD(iterations), 0, 1 << 30, NULL },
+    { "-I", "--iterations-large", OPTION_INT, FIELD(iterations_large), 0, 1 << 30, NULL },
+    { "-w", "--warmup", OPTION_INT, FIELD(warmup), 0, 1 << 30, NULL },
+    { NULL, "--root", OPTION_INT, FIELD(root), 0, 1 << 30, NULL },
+    { NULL, "--ranks-per-node", OPTION_INT, FIELD(ranks_per_node), 0, 1 << 30, NULL },
+    { NULL, "--check", OPTION_INT, FIELD(check), 0, 1, NULL },
+    { "-m", "--methods", OPTION_CUSTOM, 0, 0, 0, parse_methods_option },
+    { NULL, NULL, 0, 0, 0, 0, NULL },
+};
+#undef FIELD
 
 static parse_status parse(int argc, char **argv, int nprocs, void *options_out, char *why,
                           size_t why_size)
@@ -120,17 +115,9 @@ static parse_status parse(int argc, char **argv, int nprocs, void *options_out, 
                       N_ALL_METHODS, { 0 } };
     for (int i = 0; i < N_ALL_METHODS; i++)
         opt->methods[i] = &all_methods[i];
-    for (int a = 1; a < argc; a++) {
-        if (is_option(argv[a], "-h", "--help"))
-            return PARSE_HELP;
-        if (a + 1 >= argc) {
-            snprintf(why, why_size, "%s needs a value", argv[a]);
-            return PARSE_ERROR;
-        }
-        if (!parse_value(opt, argv[a], argv[a + 1], why, why_size))
-            return PARSE_ERROR;
-        a++;
-    }
+    parse_status status = bench_parse_options(argc, argv, option_table, opt, why, why_size);
+    if (status != PARSE_OK)
+        return status;
     if (opt->min_bytes < 1 || opt->min_bytes > opt->max_bytes || opt->max_bytes > (1LL << 30)) {
         snprintf(why, why_size, "need 1 <= --min <= --max <= 1G");
         return PARSE_ERROR;

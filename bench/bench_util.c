@@ -2,9 +2,11 @@
  * bench_util.c - what the benchmarks of bench/ share (bench_util.h).
  */
 #include "bench_util.h"
+#include "call/parse_bytes.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,9 +57,81 @@ int next_item(const char **list, char *item, size_t size)
     return 1;
 }
 
-int is_option(const char *arg, const char *short_name, const char *long_name)
+static int is_option(const char *arg, const char *short_name, const char *long_name)
 {
-    return (short_name && strcmp(arg, short_name) == 0) || strcmp(arg, long_name) == 0;
+    return (short_name && strcmp(arg, short_name) == 0) ||
+           (long_name && strcmp(arg, long_name) == 0);
+}
+
+long long parse_bytes(const char *text)
+{
+    return aip_parse_bytes(text);
+}
+
+/* The value of one option into its field; 0 with a reason if it is wrong. */
+static int apply_option(const bench_option *o, const char *name, const char *value,
+                        void *options, char *why, size_t why_size)
+{
+    char *field = (char *)options + o->offset;
+    unsigned long long number;
+    long long bytes;
+
+    switch (o->value) {
+    case OPTION_FLAG: *(int *)field = 1; return 1;
+    case OPTION_STRING: *(const char **)field = value; return 1;
+    case OPTION_CUSTOM: return o->parse(value, options, why, why_size);
+    case OPTION_SIZE:
+        bytes = parse_bytes(value);
+        if (bytes < 0 || (unsigned long long)bytes < o->min || (unsigned long long)bytes > o->max) {
+            if (o->max >= LLONG_MAX)
+                snprintf(why, why_size, "%s \"%s\" is not a size of at least %llu bytes",
+                         name, value, o->min);
+            else
+                snprintf(why, why_size, "%s \"%s\" is not a size from %llu to %llu bytes",
+                         name, value, o->min, o->max);
+            return 0;
+        }
+        *(long long *)field = bytes;
+        return 1;
+    case OPTION_INT:
+    case OPTION_U64:
+        if (!parse_number(value, o->min, o->max, &number)) {
+            snprintf(why, why_size, "%s \"%s\" is not a number from %llu to %llu", name, value,
+                     o->min, o->max);
+            return 0;
+        }
+        if (o->value == OPTION_INT)
+            *(int *)field = (int)number;
+        else
+            *(uint64_t *)field = number;
+        return 1;
+    }
+    return 0;
+}
+
+parse_status bench_parse_options(int argc, char **argv, const bench_option *table,
+                                 void *options, char *why, size_t why_size)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const bench_option *o = table;
+        if (is_option(arg, "-h", "--help"))
+            return PARSE_HELP;
+        while ((o->short_name || o->long_name) && !is_option(arg, o->short_name, o->long_name))
+            o++;
+        if (!o->short_name && !o->long_name) {
+            snprintf(why, why_size, "unknown option \"%s\"", arg);
+            return PARSE_ERROR;
+        }
+        if (o->value != OPTION_FLAG && i + 1 == argc) {
+            snprintf(why, why_size, "%s needs a value", arg);
+            return PARSE_ERROR;
+        }
+        if (!apply_option(o, arg, o->value == OPTION_FLAG ? NULL : argv[++i], options, why,
+                          why_size))
+            return PARSE_ERROR;
+    }
+    return PARSE_OK;
 }
 
 void format_bytes(long long bytes, char *text, size_t size)

@@ -1,9 +1,8 @@
 /*
  * bench_util.h - what the benchmarks of bench/ share: option parsing, fatal
  * errors, the peak-memory probe and the summary of repeated timings.  Sizes
- * are parsed by the library's aip_parse_bytes, memory is read by
- * common/proc_memory.h, and the exchanged data is common/exchange_data.h,
- * the same as the tests'.
+ * read as AIP_AUX_BYTES reads them, memory is read by common/proc_memory.h,
+ * and the exchanged data is common/exchange_data.h, the same as the tests'.
  */
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
@@ -14,7 +13,6 @@
 
 #include <mpi.h>
 
-#include "call/parse_bytes.h" /* aip_parse_bytes: "64K" -> 65536, as AIP_AUX_BYTES reads */
 #include "../common/exchange_data.h"
 #include "../common/proc_memory.h"
 
@@ -47,7 +45,32 @@ int parse_number(const char *text, unsigned long long min, unsigned long long ma
  * *list past it.  Returns 1 for an item, 0 at the end of the list, -1 if the
  * item does not fit. */
 int next_item(const char **list, char *item, size_t size);
-int is_option(const char *arg, const char *short_name, const char *long_name);
+/* "64K" -> 65536, as AIP_AUX_BYTES reads sizes; -1 if `text` is not a size. */
+long long parse_bytes(const char *text);
+
+/* One option of a benchmark, a row of the table bench_parse_options reads:
+ * its names, what its value is, and where it goes in the benchmark's
+ * options struct (offsetof). */
+typedef enum option_value {
+    OPTION_FLAG,   /* no value: the int becomes 1 */
+    OPTION_INT,    /* a decimal number in [min, max], into an int */
+    OPTION_U64,    /* a decimal number in [min, max], into a uint64_t */
+    OPTION_SIZE,   /* a size (parse_bytes) in [min, max], into a long long */
+    OPTION_STRING, /* the text, into a const char * */
+    OPTION_CUSTOM  /* parse(value, options, ...): lists, choices, values that touch others */
+} option_value;
+typedef struct bench_option {
+    const char *short_name, *long_name; /* either may be NULL; both end the table */
+    option_value value;
+    size_t offset;
+    unsigned long long min, max;
+    int (*parse)(const char *value, void *options, char *why, size_t why_size);
+} bench_option;
+/* argv against the table, after the caller has set the defaults in *options;
+ * -h and --help give PARSE_HELP.  A bad name or value gives PARSE_ERROR and
+ * says why. */
+parse_status bench_parse_options(int argc, char **argv, const bench_option *table,
+                                 void *options, char *why, size_t why_size);
 /* "16M" for a whole number of KiB, MiB or GiB, else the bytes. */
 void format_bytes(long long bytes, char *text, size_t size);
 

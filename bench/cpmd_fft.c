@@ -52,6 +52,7 @@
  */
 #include <complex.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,59 +98,72 @@ static void print_usage(FILE *out)
             "  -r REPEATS  timed repetitions of all bands [3]\n"
             "  -p          FFTW_ESTIMATE or FFTW_MEASURE [estimate]\n"
             "  -a LIST     variants: stock, oop (stock FFTW in and out of place), auto,\n"
-            "              or one of our algorithms (hsa, sa, lsa, mpich, hypercube,\n"
-            "              general) [stock,hsa,sa,auto,oop]\n");
+            "              or any algorithm of the library (AIP_ALGORITHM's names)\n"
+            "              [stock,hsa,sa,auto,oop]\n");
 }
+
+static int parse_grid(const char *value, void *opt, char *why, size_t why_size)
+{
+    unsigned long long n;
+    if (!parse_number(value, 2, 1 << 14, &n)) {
+        snprintf(why, why_size, "-n \"%s\" is not a number from 2 to %d", value, 1 << 14);
+        return 0;
+    }
+    ((options *)opt)->n = (ptrdiff_t)n;
+    return 1;
+}
+
+static int parse_planner(const char *value, void *opt, char *why, size_t why_size)
+{
+    if (strcmp(value, "estimate") && strcmp(value, "measure")) {
+        snprintf(why, why_size, "-p \"%s\" is neither estimate nor measure", value);
+        return 0;
+    }
+    ((options *)opt)->planner = value[0] == 'e' ? FFTW_ESTIMATE : FFTW_MEASURE;
+    return 1;
+}
+
+static int parse_variants(const char *list, void *opt_, char *why, size_t why_size)
+{
+    options *opt = opt_;
+    char item[NAME_SIZE];
+    int got;
+    opt->variants = 0;
+    while ((got = next_item(&list, item, sizeof item)) == 1 && opt->variants < MAX_VARIANTS)
+        strcpy(opt->variant[opt->variants++], item);
+    if (got < 0 || opt->variants == 0) {
+        snprintf(why, why_size, "bad list of variants");
+        return 0;
+    }
+    return 1;
+}
+
+#define FIELD(name) offsetof(options, name)
+static const bench_option option_table[] = {
+    { "-n", NULL, OPTION_CUSTOM, 0, 0, 0, parse_grid },
+    { "-b", NULL, OPTION_INT, FIELD(bands), 1, 1 << 20, NULL },
+    { "-B", NULL, OPTION_INT, FIELD(batch), 1, 1 << 10, NULL },
+    { "-g", NULL, OPTION_INT, FIELD(groups), 1, 1 << 20, NULL },
+    { "-r", NULL, OPTION_INT, FIELD(repeats), 1, 1000, NULL },
+    { "-p", NULL, OPTION_CUSTOM, 0, 0, 0, parse_planner },
+    { "-a", NULL, OPTION_CUSTOM, 0, 0, 0, parse_variants },
+    { NULL, "--calibration", OPTION_STRING, FIELD(calibration), 0, 0, NULL },
+    { NULL, "--model", OPTION_FLAG, FIELD(model), 0, 0, NULL },
+    { NULL, NULL, 0, 0, 0, 0, NULL },
+};
+#undef FIELD
 
 static parse_status parse(int argc, char **argv, int nprocs, void *options_, char *why,
                           size_t why_size)
 {
     options *opt = options_;
-    unsigned long long value;
-    const char *list = "stock,hsa,sa,auto,oop";
 
     *opt = (options){ .n = 64, .bands = 32, .batch = 4, .groups = 1, .repeats = 3,
                       .planner = FFTW_ESTIMATE };
-    const char *arg = argv[0];
-    for (int i = 1; i < argc; i++) {
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-        arg = argv[i];
-        if (is_option(arg, "-h", "--help"))
-            return PARSE_HELP;
-        if (!strcmp(arg, "--model")) {
-            opt->model = 1;
-            continue;
-        }
-        if (!next)
-            goto bad;
-        i++;
-        if (!strcmp(arg, "-n") && parse_number(next, 2, 1 << 14, &value))
-            opt->n = (ptrdiff_t)value;
-        else if (!strcmp(arg, "-b") && parse_number(next, 1, 1 << 20, &value))
-            opt->bands = (int)value;
-        else if (!strcmp(arg, "-B") && parse_number(next, 1, 1 << 10, &value))
-            opt->batch = (int)value;
-        else if (!strcmp(arg, "-g") && parse_number(next, 1, 1 << 20, &value))
-            opt->groups = (int)value;
-        else if (!strcmp(arg, "-r") && parse_number(next, 1, 1000, &value))
-            opt->repeats = (int)value;
-        else if (!strcmp(arg, "-p") && (!strcmp(next, "estimate") || !strcmp(next, "measure")))
-            opt->planner = next[0] == 'e' ? FFTW_ESTIMATE : FFTW_MEASURE;
-        else if (!strcmp(arg, "-a"))
-            list = next;
-        else if (!strcmp(arg, "--calibration"))
-            opt->calibration = next;
-        else
-            goto bad;
-    }
-    char item[NAME_SIZE];
-    int got;
-    while ((got = next_item(&list, item, sizeof item)) == 1 && opt->variants < MAX_VARIANTS)
-        strcpy(opt->variant[opt->variants++], item);
-    if (got < 0 || opt->variants == 0) {
-        snprintf(why, why_size, "bad list of variants");
-        return PARSE_ERROR;
-    }
+    parse_variants("stock,hsa,sa,auto,oop", opt, why, why_size);
+    parse_status status = bench_parse_options(argc, argv, option_table, opt, why, why_size);
+    if (status != PARSE_OK)
+        return status;
     if (opt->bands % opt->batch) {
         snprintf(why, why_size, "bands (%d) must be a multiple of the batch (%d)", opt->bands,
                  opt->batch);
@@ -166,9 +180,6 @@ static parse_status parse(int argc, char **argv, int nprocs, void *options_, cha
     }
 #endif
     return PARSE_OK;
-bad:
-    snprintf(why, why_size, "bad option or value: %s", arg);
-    return PARSE_ERROR;
 }
 
 /* ---- The bands: plane waves, the propagator, the checks -------------------- */

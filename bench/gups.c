@@ -159,6 +159,7 @@
  */
 #include <inttypes.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,7 +236,7 @@ typedef struct options {
     int checksum, table;   /* --checksum, --table */
     long long skip_update; /* --skip-update; -1 for none */
     int message_max;       /* --message-max; 0: 2Q + 8 */
-    unsigned long long stream_offset; /* --stream-offset; 0 by the rules */
+    uint64_t stream_offset; /* --stream-offset; 0 by the rules */
     double model_ns[3];    /* --model-ns: generate, update, move; all 0: none */
 } options;
 
@@ -296,73 +297,120 @@ static parse_status parse_algorithms(const char *list, options *opt, char *why, 
     return PARSE_OK;
 }
 
+/* -l, -n and -m each decide the table's size, the last one given wins. */
+static int parse_log2_local(const char *value, void *opt_, char *why, size_t why_size)
+{
+    options *opt = opt_;
+    unsigned long long n;
+    if (!parse_number(value, 0, 40, &n)) {
+        snprintf(why, why_size, "-l \"%s\" is not a number from 0 to 40", value);
+        return 0;
+    }
+    opt->log2_local = (int)n, opt->log2_table = -1, opt->memory = 0;
+    return 1;
+}
+
+static int parse_log2_table(const char *value, void *opt_, char *why, size_t why_size)
+{
+    options *opt = opt_;
+    unsigned long long n;
+    if (!parse_number(value, 0, 50, &n)) {
+        snprintf(why, why_size, "-n \"%s\" is not a number from 0 to 50", value);
+        return 0;
+    }
+    opt->log2_table = (int)n, opt->memory = 0;
+    return 1;
+}
+
+static int parse_memory(const char *value, void *opt_, char *why, size_t why_size)
+{
+    options *opt = opt_;
+    long long bytes = parse_bytes(value);
+    if (bytes < 32) {
+        snprintf(why, why_size, "-m \"%s\" is not a size of at least 32 bytes", value);
+        return 0;
+    }
+    opt->memory = bytes, opt->log2_table = -1;
+    return 1;
+}
+
+static int parse_skip_update(const char *value, void *opt, char *why, size_t why_size)
+{
+    unsigned long long n;
+    if (!parse_number(value, 0, 1ULL << 52, &n)) {
+        snprintf(why, why_size, "--skip-update \"%s\" is not a number from 0 to 2^52", value);
+        return 0;
+    }
+    ((options *)opt)->skip_update = (long long)n;
+    return 1;
+}
+
+static int parse_model_ns(const char *value, void *opt_, char *why, size_t why_size)
+{
+    options *opt = opt_;
+    if (sscanf(value, "%lf,%lf,%lf", &opt->model_ns[0], &opt->model_ns[1], &opt->model_ns[2]) !=
+            3 ||
+        opt->model_ns[0] < 0 || opt->model_ns[1] < 0 || opt->model_ns[2] < 0) {
+        snprintf(why, why_size, "--model-ns: three numbers G,U,M, not '%s'", value);
+        return 0;
+    }
+#ifndef SMPI_SHARED_MALLOC
+    snprintf(why, why_size, "--model-ns works only in a build with smpicc (SMPI)");
+    return 0;
+#endif
+    return 1;
+}
+
+static int parse_verify(const char *value, void *opt_, char *why, size_t why_size)
+{
+    options *opt = opt_;
+    if (strcmp(value, "alltoallv") == 0)
+        opt->verify = VERIFY_ALLTOALLV;
+    else if (strcmp(value, "same") == 0)
+        opt->verify = VERIFY_SAME;
+    else if (strcmp(value, "none") == 0)
+        opt->verify = VERIFY_NONE;
+    else {
+        snprintf(why, why_size, "--verify: alltoallv, same or none, not '%s'", value);
+        return 0;
+    }
+    return 1;
+}
+
+static int parse_algorithms_option(const char *value, void *opt, char *why, size_t why_size)
+{
+    return parse_algorithms(value, opt, why, why_size) == PARSE_OK;
+}
+
+#define FIELD(name) offsetof(options, name)
+static const bench_option option_table[] = {
+    { "-l", "--log2-local", OPTION_CUSTOM, 0, 0, 0, parse_log2_local },
+    { "-n", "--log2-table", OPTION_CUSTOM, 0, 0, 0, parse_log2_table },
+    { "-m", "--memory", OPTION_CUSTOM, 0, 0, 0, parse_memory },
+    { "-q", "--lookahead", OPTION_INT, FIELD(lookahead), 1, 1 << 24, NULL },
+    { "-r", "--reps", OPTION_INT, FIELD(reps), 1, 1000, NULL },
+    { NULL, "--skip-update", OPTION_CUSTOM, 0, 0, 0, parse_skip_update },
+    { NULL, "--stream-offset", OPTION_U64, FIELD(stream_offset), 0, UINT64_MAX, NULL },
+    { NULL, "--model-ns", OPTION_CUSTOM, 0, 0, 0, parse_model_ns },
+    { NULL, "--message-max", OPTION_INT, FIELD(message_max), 1, 1 << 26, NULL },
+    { NULL, "--verify", OPTION_CUSTOM, 0, 0, 0, parse_verify },
+    { "-a", "--algorithms", OPTION_CUSTOM, 0, 0, 0, parse_algorithms_option },
+    { NULL, "--checksum", OPTION_FLAG, FIELD(checksum), 0, 0, NULL },
+    { NULL, "--table", OPTION_FLAG, FIELD(table), 0, 0, NULL },
+    { NULL, NULL, 0, 0, 0, 0, NULL },
+};
+#undef FIELD
+
 static parse_status parse(int argc, char **argv, int nprocs, void *options_, char *why,
                           size_t why_size)
 {
     options *opt = options_;
-    unsigned long long value;
     *opt = (options){ .log2_local = 16, .log2_table = -1, .lookahead = RULES_LOOKAHEAD,
                       .algorithms = { ALG_REFERENCE, ALG_HYPERCUBE }, .n_algorithms = 2,
                       .verify = VERIFY_ALLTOALLV, .reps = 1, .skip_update = -1 };
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes = 1;
-        if (is_option(arg, "-h", "--help"))
-            return PARSE_HELP;
-        else if (is_option(arg, NULL, "--checksum"))
-            opt->checksum = 1, takes = 0;
-        else if (is_option(arg, NULL, "--table"))
-            opt->table = 1, takes = 0;
-        else if (!next) {
-            snprintf(why, why_size, "unknown option or missing value: %s", arg);
-            return PARSE_ERROR;
-        } else if (is_option(arg, "-l", "--log2-local") && parse_number(next, 0, 40, &value))
-            opt->log2_local = (int)value, opt->log2_table = -1, opt->memory = 0;
-        else if (is_option(arg, "-n", "--log2-table") && parse_number(next, 0, 50, &value))
-            opt->log2_table = (int)value, opt->memory = 0;
-        else if (is_option(arg, "-m", "--memory") && aip_parse_bytes(next) >= 32)
-            opt->memory = aip_parse_bytes(next), opt->log2_table = -1;
-        else if (is_option(arg, "-q", "--lookahead") && parse_number(next, 1, 1 << 24, &value))
-            opt->lookahead = (int)value;
-        else if (is_option(arg, "-r", "--reps") && parse_number(next, 1, 1000, &value))
-            opt->reps = (int)value;
-        else if (is_option(arg, NULL, "--skip-update") && parse_number(next, 0, 1ULL << 52, &value))
-            opt->skip_update = (long long)value;
-        else if (is_option(arg, NULL, "--stream-offset") && parse_number(next, 0, ~0ULL, &value))
-            opt->stream_offset = value;
-        else if (is_option(arg, NULL, "--model-ns")) {
-            if (sscanf(next, "%lf,%lf,%lf", &opt->model_ns[0], &opt->model_ns[1],
-                       &opt->model_ns[2]) != 3 || opt->model_ns[0] < 0 || opt->model_ns[1] < 0 ||
-                opt->model_ns[2] < 0) {
-                snprintf(why, why_size, "--model-ns: three numbers G,U,M, not '%s'", next);
-                return PARSE_ERROR;
-            }
-#ifndef SMPI_SHARED_MALLOC
-            snprintf(why, why_size, "--model-ns works only in a build with smpicc (SMPI)");
-            return PARSE_ERROR;
-#endif
-        } else if (is_option(arg, NULL, "--message-max") && parse_number(next, 1, 1 << 26, &value))
-            opt->message_max = (int)value;
-        else if (is_option(arg, NULL, "--verify")) {
-            if (strcmp(next, "alltoallv") == 0)
-                opt->verify = VERIFY_ALLTOALLV;
-            else if (strcmp(next, "same") == 0)
-                opt->verify = VERIFY_SAME;
-            else if (strcmp(next, "none") == 0)
-                opt->verify = VERIFY_NONE;
-            else {
-                snprintf(why, why_size, "--verify: alltoallv, same or none, not '%s'", next);
-                return PARSE_ERROR;
-            }
-        } else if (is_option(arg, "-a", "--algorithms")) {
-            if (parse_algorithms(next, opt, why, why_size) != PARSE_OK)
-                return PARSE_ERROR;
-        } else {
-            snprintf(why, why_size, "bad option or value: %s %s", arg, next);
-            return PARSE_ERROR;
-        }
-        i += takes;
-    }
+    parse_status status = bench_parse_options(argc, argv, option_table, opt, why, why_size);
+    if (status != PARSE_OK)
+        return status;
     /* The global table: N = 2^n words, at least one per rank. */
     if (opt->log2_table < 0) {
         unsigned long long words = opt->memory ? (unsigned long long)opt->memory / 16
@@ -919,7 +967,9 @@ static int run(const void *options_, MPI_Comm comm)
         if (opt->stream_offset)
             printf("# --stream-offset %llu (outside the rules): updates use stream values"
                    " %llu + 1 .. %llu + 4N\n",
-                   opt->stream_offset, opt->stream_offset, opt->stream_offset);
+                   (unsigned long long)opt->stream_offset,
+                   (unsigned long long)opt->stream_offset,
+                   (unsigned long long)opt->stream_offset);
         if (opt->model_ns[0] > 0 || opt->model_ns[1] > 0 || opt->model_ns[2] > 0)
             printf("# --model-ns %g,%g,%g: computation charged by the model, ns per value"
                    " generated, update, datum moved\n",
