@@ -49,18 +49,19 @@ done
 SAN='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined'
 SAN_CFLAGS="-O1 -g $SAN"
 SAN_LDFLAGS="$SAN"
-# The tests, each in tests/sanitizers/*.test says what it runs: the MPI
-# tests of alltoall.sh, node.sh, general.sh, plan.sh, errors.sh and fault.sh
-# on fewer ranks (each run pays the MPI library's start-up and a leak check
-# of its leftovers, 1-3 s under Open MPI; MPICH polls busily, and its 8, 9
-# and 16 oversubscribed ranks take minutes with sanitizers on 2 cores); and,
-# in the first MPI's pass only, the tests that use no MPI (schedule_test on
+# The tests: make check's own scripts and programs, under
+# AIP_TEST_SCALE=small, which each says how it shrinks: the MPI tests on
+# fewer ranks (each run pays the MPI library's start-up and a leak check of
+# its leftovers, 1-3 s under Open MPI; MPICH polls busily, and its 8, 9 and
+# 16 oversubscribed ranks take minutes with sanitizers on 2 cores); and, in
+# the first MPI's pass only, the tests that use no MPI (schedule_test on
 # p <= 256, the simulations, general_sim_test with fewer cases).
-SIM_TESTS="tests/sanitizers/schedule.test tests/sanitizers/hypercube_sim.test \
-tests/sanitizers/general_sim.test tests/node_sim_test"
-MPI_TESTS="tests/sanitizers/alltoall.test tests/sanitizers/node.test \
-tests/sanitizers/general.test tests/sanitizers/plan.test tests/sanitizers/errors.test \
-tests/sanitizers/fault.test tests/sanitizers/bcast.test"
+AIP_TEST_SCALE=small
+export AIP_TEST_SCALE
+SIM_TESTS="tests/schedule_test tests/decision_test tests/hypercube_sim_test \
+tests/general_sim_test tests/node_sim_test tests/bcast_tree_test"
+MPI_TESTS="tests/alltoall.sh tests/node.sh tests/hypercube.sh tests/general.sh tests/plan.sh \
+tests/errors.sh tests/fault.sh tests/bcast.sh"
 
 # The sanitizers' run-time options, for every rank.
 #  ASan: stop at the first error (halt_on_error, the default, made explicit);

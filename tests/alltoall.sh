@@ -3,14 +3,20 @@
 # p = 1..9 and 16 ranks, then blocks of several MiB, then the options taken
 # from the environment.  One seed per run, printed, so a failure can be
 # replayed with AIP_TEST_SEED=<seed>.
+# AIP_TEST_SCALE=small (scripts/sanitize.sh): the same checks on fewer
+# ranks, each run paying the sanitizers' start and leak check.
 set -e
 seed=${AIP_TEST_SEED:-$(date +%s)}
-for np in 1 2 3 4 5 6 7 8 9 16; do
+ranks="1 2 3 4 5 6 7 8 9 16" large="2 3 4" env_ranks=5
+env_algorithms="$("$TESTBIN/algorithms" schedule) auto"
+[ "${AIP_TEST_SCALE:-}" = small ] && ranks="1 2 3 4" large=2 env_ranks=3 env_algorithms=lsa
+for np in $ranks; do
     "$MPIRUN" "$np" "$TESTBIN/alltoall_test" --seed "$seed"
 done
-for np in 2 3 4; do
+for np in $large; do
     "$MPIRUN" "$np" "$TESTBIN/alltoall_test" --seed "$seed" --large
 done
-for alg in $("$TESTBIN/algorithms" schedule) auto; do
-    AIP_ALGORITHM=$alg AIP_AUX_BYTES=1024 "$MPIRUN" 5 "$TESTBIN/alltoall_test" --seed "$seed" --env
+for alg in $env_algorithms; do
+    AIP_ALGORITHM=$alg AIP_AUX_BYTES=1024 "$MPIRUN" "$env_ranks" "$TESTBIN/alltoall_test" \
+        --seed "$seed" --env
 done

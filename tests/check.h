@@ -7,6 +7,8 @@
 #define AIP_TESTS_CHECK_H
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int check_failures;
 
@@ -20,5 +22,12 @@ static int check_failures;
             }                                                                   \
         }                                                                       \
     } while (0)
+
+/* AIP_TEST_SCALE=small (scripts/sanitize.sh): the same checks on less. */
+static inline int test_scale_small(void)
+{
+    const char *scale = getenv("AIP_TEST_SCALE");
+    return scale && strcmp(scale, "small") == 0;
+}
 
 #endif /* AIP_TESTS_CHECK_H */

@@ -3,13 +3,17 @@
 # allocations failing in turn, then each of its MPI sends, receives and
 # completions failing in turn, then the AIP_FAULT_ALLOC variable itself.
 # A short time limit per run: a rank left waiting is the failure looked for.
+# AIP_TEST_SCALE=small (scripts/sanitize.sh): the same checks on fewer
+# ranks, each run paying the sanitizers' start and leak check.
 set -e
 AIP_TEST_TIMEOUT=${AIP_TEST_TIMEOUT:-120}
 export AIP_TEST_TIMEOUT
-for np in 2 3 4 5; do
+ranks="2 3 4 5"
+[ "${AIP_TEST_SCALE:-}" = small ] && ranks="2 4"
+for np in $ranks; do
     "$MPIRUN" "$np" "$TESTBIN/fault_test" --alloc
 done
-for np in 2 3 4 5; do
+for np in $ranks; do
     "$MPIRUN" "$np" "$TESTBIN/fault_test" --mpi
 done
 # The variable: counting, and a failure it names (the first allocation on rank 1).

@@ -152,8 +152,10 @@ static int run(int p, uint64_t seed, layout_pattern pattern, layout_placement pl
 
 int main(int argc, char **argv)
 {
-    unsigned long long seed = (unsigned long long)time(NULL);
-    int ncases = 4, passed = 0, failed = 0;
+    const char *scale = getenv("AIP_TEST_SCALE"), *seed_text = getenv("AIP_TEST_SEED");
+    unsigned long long seed = seed_text ? strtoull(seed_text, NULL, 10)
+                                        : (unsigned long long)time(NULL);
+    int ncases = scale && strcmp(scale, "small") == 0 ? 1 : 4, passed = 0, failed = 0;
     static const int sizes[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 33 };
     static const MPI_Aint budgets[] = { 1, 7, 64, 1024, 1 << 20 };
 

@@ -15,7 +15,7 @@
  *   - a rank's own block never moves;
  *   - the home permutation is an involution.
  * Prints the stages and the blocks each rank sends per stage for a few p.
- * Usage: hypercube_sim_test [max_p]
+ * Usage: hypercube_sim_test [max_p (1024; 256 under AIP_TEST_SCALE=small)]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,7 +145,7 @@ static void simulate(simulation *sim, int p, int show)
 
 int main(int argc, char **argv)
 {
-    int max_p = argc > 1 ? atoi(argv[1]) : 1024;
+    int max_p = argc > 1 ? atoi(argv[1]) : test_scale_small() ? 256 : 1024;
     simulation sim = {
         .buffers = malloc(sizeof(int) * (size_t)max_p * (size_t)max_p),
         .outboxes = malloc(sizeof(int) * (size_t)max_p * (size_t)(max_p / 2 + 1)),

@@ -3,9 +3,13 @@
 # machine, with nodes of 1..4 consecutive ranks (and the one node
 # MPI_COMM_TYPE_SHARED finds).  One seed per run, printed, so a failure can be
 # replayed with AIP_TEST_SEED=<seed>.
+# AIP_TEST_SCALE=small (scripts/sanitize.sh): the same checks on fewer
+# ranks, each run paying the sanitizers' start and leak check.
 set -e
 seed=${AIP_TEST_SEED:-$(date +%s)}
-for np in 1 2 3 4 5 6 7 8 9; do
+ranks="1 2 3 4 5 6 7 8 9"
+[ "${AIP_TEST_SCALE:-}" = small ] && ranks=4
+for np in $ranks; do
     "$MPIRUN" "$np" "$TESTBIN/node_test" --seed "$seed"
 done
 # The environment's grouping, and the fallbacks said in debug output.

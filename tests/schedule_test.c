@@ -9,7 +9,7 @@
  *     (p - 1 for powers of two);
  *   - each rank meets its partners in the order of the paper's pseudo-code
  *     (Figs. 1, 3 and 4 of Hofmann & Ruenger 2013, transcribed literally).
- * Usage: schedule_test [max_p]
+ * Usage: schedule_test [max_p (1024; 256 under AIP_TEST_SCALE=small)]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,7 +164,7 @@ static void check_schedule(const aip_schedule *sched, int (*paper)(int, int, int
 
 int main(int argc, char **argv)
 {
-    int max_p = argc > 1 ? atoi(argv[1]) : 1024;
+    int max_p = argc > 1 ? atoi(argv[1]) : test_scale_small() ? 256 : 1024;
     int *step_of = malloc(sizeof(int) * (size_t)max_p * max_p);
     int *row = malloc(sizeof(int) * (size_t)(2 * max_p));
     int *order = malloc(sizeof(int) * (size_t)max_p);
