@@ -23,7 +23,7 @@ set -e
 seed=${AIP_TEST_SEED:-$(date +%s)}
 echo "seed $seed"
 pt2pt=OMPI_MCA_osc=sm,pt2pt
-ranks="1 2 3 4 5 6 7 8 9" world_ranks="2 4" world_args= split_args= split_limit=60
+ranks="1 2 3 4 5 6 7 8 9" world_ranks="2 4" world_args='' split_args='' split_limit=60
 [ "${AIP_TEST_SCALE:-}" = small ] &&
     ranks="3 4" world_ranks=3 world_args="--free-dup 1" split_args="--repeat 4" split_limit=120
 for np in $ranks; do
