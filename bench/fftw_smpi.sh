@@ -31,8 +31,8 @@
 #   VARIANTS [stock mpich lsa hsa sa auto dor]
 #   SAMPLE [16], SAMPLE_FROM [1024]  cases of SAMPLE_FROM ranks or more are
 #          sampled: each exchange runs its first and last SAMPLE steps and
-#          one step in each SAMPLE between them, and the time of that middle
-#          part is scaled to all of its steps (sim_charge.h).  A whole run at
+#          one step in each SAMPLE between them, and the ranks' mean time of
+#          that middle part is scaled to all of its steps (sim_charge.c).  A whole run at
 #          1024 ranks takes hours (SimGrid's max-min solver re-solves the
 #          sharing of about a thousand flows at each of 2 x 1024^2 messages);
 #          sampled, minutes.  --check-sampling measures the error.
@@ -247,8 +247,8 @@ header() {
     echo "# fftw_smpi: in-place ir transforms (dor: out of place), simulated seconds, slowest rank"
     echo "# columns: platform variant ranks n total exchange local_fft local_transpose copies" \
          "calibration_s slowdown error transposes real_s sampled"
-    echo "# sampled k: each exchange ran its first and last k steps and one in each k between, scaled" \
-         "(fftw_sim --sample; validated in fftw_smpi_sampling.txt)"
+    echo "# sampled k: each exchange ran its first and last k steps and one in each k between," \
+         "the ranks' mean time of the rest scaled (fftw_sim --sample; validated in fftw_smpi_sampling.txt)"
 }
 
 # ---- Figure --------------------------------------------------------------------

@@ -82,8 +82,9 @@ void charge_end(double seconds[CHARGE_CATEGORIES]);
 /*
  * Sampled simulation, so that 1024 ranks simulate in minutes: each exchange
  * runs its first and last `every` steps and one step in each window of
- * `every` between them (1: all).  The time of the middle part is scaled, per rank and
- * exchange, by its steps over those that ran; the added time is in
+ * `every` between them (1: all).  The ranks' mean time of the middle part
+ * is scaled, per exchange, by its steps over those that ran (each rank's
+ * deviation from the mean kept as it ran); the added time is in
  * charge_end's exchange and copies, and charge_left_out() says how much of it
  * there was (add it to the transform's time).  Steps left out move no data.
  */
