@@ -14,7 +14,8 @@
  *   mpi-inplace       the same call with MPI_IN_PLACE;
  *   sendrecv-replace  the naive in-place loop: MPI_Sendrecv_replace with each
  *                     peer in linear-shift order;
- *   mpich, lsa, hsa   this library's algorithms with a 1 MiB aux budget;
+ *   NAME              each schedule of this library's table (hsa, lsa, mpich:
+ *                     AIP_Algorithm_at) with a 1 MiB aux budget;
  *   hsa+aux=B         HSA with an aux budget of B bytes (--aux).
  *
  * How to read the table.  The time of a repetition is the slowest rank's;
@@ -63,35 +64,30 @@ typedef enum method_family {
     FAMILY_MPI_OOP,
     FAMILY_MPI_INPLACE,
     FAMILY_SENDRECV_REPLACE,
-    FAMILY_MPICH,
-    FAMILY_LSA,
-    FAMILY_HSA,
+    FAMILY_LIBRARY, /* one row per schedule of the library's table */
     FAMILY_HSA_AUX, /* one row per --aux budget */
     N_FAMILIES
 } method_family;
 
-static const struct {
-    const char *name;
-    AIP_Algorithm algorithm; /* AIP_ALGORITHM_DEFAULT: not a row of this library */
-} family_info[N_FAMILIES] = {
-    [FAMILY_MPI_OOP] = { "mpi-oop", AIP_ALGORITHM_DEFAULT },
-    [FAMILY_MPI_INPLACE] = { "mpi-inplace", AIP_ALGORITHM_DEFAULT },
-    [FAMILY_SENDRECV_REPLACE] = { "sendrecv-replace", AIP_ALGORITHM_DEFAULT },
-    [FAMILY_MPICH] = { "mpich", AIP_ALGORITHM_MPICH },
-    [FAMILY_LSA] = { "lsa", AIP_ALGORITHM_LSA },
-    [FAMILY_HSA] = { "hsa", AIP_ALGORITHM_HSA },
-    [FAMILY_HSA_AUX] = { "hsa+aux", AIP_ALGORITHM_HSA },
+/* The families' names in -a; the library's rows go by their algorithm's. */
+static const char *const family_names[N_FAMILIES] = {
+    [FAMILY_MPI_OOP] = "mpi-oop",
+    [FAMILY_MPI_INPLACE] = "mpi-inplace",
+    [FAMILY_SENDRECV_REPLACE] = "sendrecv-replace",
+    [FAMILY_LIBRARY] = NULL,
+    [FAMILY_HSA_AUX] = "hsa+aux",
 };
 
 /* One row of the table. */
 typedef struct method {
     method_family family;
     char name[32];
-    AIP_Algorithm algorithm; /* library rows */
+    AIP_Algorithm algorithm; /* library rows; AIP_ALGORITHM_DEFAULT for the others */
     long long aux_bytes;     /* library rows: the budget; -1 for the others */
 } method;
 
-#define MAX_METHODS (N_FAMILIES - 1 + MAX_AUX_BUDGETS)
+#define MAX_LIBRARY_ROWS 16
+#define MAX_METHODS (N_FAMILIES + MAX_LIBRARY_ROWS + MAX_AUX_BUDGETS)
 
 /* ---- Options ---- */
 
@@ -102,6 +98,7 @@ typedef struct options {
     uint64_t seed;
     const char *csv_path;   /* NULL: no CSV */
     unsigned selected;      /* bit (1 << family) for each family to run */
+    unsigned algorithms;    /* FAMILY_LIBRARY: bit (1 << algorithm) for each one to run */
     int n_aux;
     long long aux_budgets[MAX_AUX_BUDGETS]; /* bytes, or AUX_ALL */
 } options;
@@ -115,28 +112,48 @@ static void print_usage(FILE *out)
           "      --seed N        seed of the random block sizes (default 1)\n"
           "      --csv FILE      append one CSV row per method to FILE\n"
           "  -a, --methods LIST  comma-separated subset of mpi-oop, mpi-inplace,\n"
-          "                      sendrecv-replace, mpich, lsa, hsa, hsa+aux (default all)\n"
+          "                      sendrecv-replace, any algorithm of the library (AIP_ALGORITHM's\n"
+          "                      names), hsa+aux (default: all but the library's\n"
+          "                      non-schedules)\n"
           "      --aux LIST      budgets of the hsa+aux rows, sizes or \"all\" (as large as\n"
           "                      the data); default " DEFAULT_AUX_LIST "\n"
           "  -h, --help          print this text\n",
           out);
 }
 
-static int parse_methods(const char *list, unsigned *selected, char *why, size_t why_size)
+/* Every schedule of the library's table, as a bit mask of algorithms. */
+static unsigned library_schedules(void)
+{
+    AIP_Algorithm algorithm;
+    AIP_Algorithm_kind kind;
+    unsigned mask = 0;
+    for (int i = 0; AIP_Algorithm_at(i, &algorithm, &kind) == MPI_SUCCESS; i++)
+        if (kind == AIP_KIND_SCHEDULE && algorithm < 32)
+            mask |= 1u << algorithm;
+    return mask;
+}
+
+static int parse_methods(const char *list, options *opt, char *why, size_t why_size)
 {
     char item[32];
     int got;
 
-    *selected = 0;
+    opt->selected = opt->algorithms = 0;
     while ((got = next_item(&list, item, sizeof item)) > 0) {
+        AIP_Algorithm algorithm;
         int f = 0;
-        while (f < N_FAMILIES && strcmp(item, family_info[f].name) != 0)
+        while (f < N_FAMILIES && !(family_names[f] && strcmp(item, family_names[f]) == 0))
             f++;
-        if (f == N_FAMILIES) {
+        if (f < N_FAMILIES) {
+            opt->selected |= 1u << f;
+        } else if (AIP_Algorithm_from_name(item, &algorithm) == MPI_SUCCESS &&
+                   algorithm != AIP_ALGORITHM_DEFAULT && algorithm < 32) {
+            opt->selected |= 1u << FAMILY_LIBRARY;
+            opt->algorithms |= 1u << algorithm;
+        } else {
             snprintf(why, why_size, "unknown method \"%s\"", item);
             return 0;
         }
-        *selected |= 1u << f;
     }
     if (got < 0)
         snprintf(why, why_size, "a method name in \"-a\" is too long");
@@ -168,7 +185,7 @@ static int parse_aux_budgets(const char *list, options *opt, char *why, size_t w
 
 static int parse_methods_option(const char *value, void *opt, char *why, size_t why_size)
 {
-    return parse_methods(value, &((options *)opt)->selected, why, why_size);
+    return parse_methods(value, opt, why, why_size);
 }
 
 static int parse_aux_option(const char *value, void *opt, char *why, size_t why_size)
@@ -198,6 +215,7 @@ static parse_status parse_options(int argc, char **argv, options *opt, char *why
     opt->seed = DEFAULT_SEED;
     opt->csv_path = NULL;
     opt->selected = (1u << N_FAMILIES) - 1;
+    opt->algorithms = library_schedules();
     if (!parse_aux_budgets(DEFAULT_AUX_LIST, opt, why, why_size))
         return PARSE_ERROR;
 
@@ -457,14 +475,16 @@ static result benchmark_method(const method *m, const layout *l, int reps, eleme
 
 /* ---- The rows to run ---- */
 
-static method make_method(method_family family, const char *name, long long aux_bytes)
+static method make_method(method_family family, const char *name, AIP_Algorithm algorithm,
+                          long long aux_bytes)
 {
-    method m = { family, "", family_info[family].algorithm, aux_bytes };
+    method m = { family, "", algorithm, aux_bytes };
     snprintf(m.name, sizeof m.name, "%s", name);
     return m;
 }
 
-/* The rows, in a fixed order whatever the order of -a; "all" budgets become all_bytes. */
+/* The rows, in a fixed order whatever the order of -a (the library's in its
+ * table's); "all" budgets become all_bytes. */
 static int build_methods(const options *opt, long long all_bytes, method *methods)
 {
     int n = 0;
@@ -472,20 +492,28 @@ static int build_methods(const options *opt, long long all_bytes, method *method
     for (int f = 0; f < N_FAMILIES; f++) {
         if (!(opt->selected & (1u << f)))
             continue;
-        if (f != FAMILY_HSA_AUX) {
-            int ours = family_info[f].algorithm != AIP_ALGORITHM_DEFAULT;
-            methods[n++] = make_method(f, family_info[f].name, ours ? LIBRARY_AUX_BYTES : -1);
-            continue;
-        }
-        for (int a = 0; a < opt->n_aux; a++) {
-            long long budget = opt->aux_budgets[a];
-            char name[32] = "hsa+aux=all";
-            if (budget != AUX_ALL) {
-                char label[24];
-                format_bytes(budget, label, sizeof label);
-                snprintf(name, sizeof name, "hsa+aux=%s", label);
+        if (f == FAMILY_LIBRARY) {
+            AIP_Algorithm algorithm;
+            AIP_Algorithm_kind kind;
+            for (int i = 0; AIP_Algorithm_at(i, &algorithm, &kind) == MPI_SUCCESS; i++)
+                if (algorithm < 32 && (opt->algorithms & (1u << algorithm)) &&
+                    n < N_FAMILIES + MAX_LIBRARY_ROWS)
+                    methods[n++] = make_method(f, AIP_Algorithm_name(algorithm), algorithm,
+                                               LIBRARY_AUX_BYTES);
+        } else if (f != FAMILY_HSA_AUX) {
+            methods[n++] = make_method(f, family_names[f], AIP_ALGORITHM_DEFAULT, -1);
+        } else {
+            for (int a = 0; a < opt->n_aux; a++) {
+                long long budget = opt->aux_budgets[a];
+                char name[32] = "hsa+aux=all";
+                if (budget != AUX_ALL) {
+                    char label[24];
+                    format_bytes(budget, label, sizeof label);
+                    snprintf(name, sizeof name, "hsa+aux=%s", label);
+                }
+                methods[n++] = make_method(f, name, AIP_ALGORITHM_HSA,
+                                           budget == AUX_ALL ? all_bytes : budget);
             }
-            methods[n++] = make_method(f, name, budget == AUX_ALL ? all_bytes : budget);
         }
     }
     return n;
@@ -569,21 +597,22 @@ static void write_csv_row(FILE *csv, const method *m, const layout *l, const res
     fflush(csv);
 }
 
-/* The median of the first row of a family; -1 if the family did not run. */
-static double family_median(const method *methods, const result *results, int n,
-                            method_family family)
+/* The median of the first row of a family (and algorithm, for the library's);
+ * -1 if it did not run. */
+static double median_of(const method *methods, const result *results, int n,
+                        method_family family, AIP_Algorithm algorithm)
 {
     for (int i = 0; i < n; i++)
-        if (methods[i].family == family)
+        if (methods[i].family == family && methods[i].algorithm == algorithm)
             return results[i].time.median_s;
     return -1.0;
 }
 
 static void print_ratios(const method *methods, const result *results, int n)
 {
-    double oop = family_median(methods, results, n, FAMILY_MPI_OOP);
-    double inplace = family_median(methods, results, n, FAMILY_MPI_INPLACE);
-    double hsa = family_median(methods, results, n, FAMILY_HSA);
+    double oop = median_of(methods, results, n, FAMILY_MPI_OOP, AIP_ALGORITHM_DEFAULT);
+    double inplace = median_of(methods, results, n, FAMILY_MPI_INPLACE, AIP_ALGORITHM_DEFAULT);
+    double hsa = median_of(methods, results, n, FAMILY_LIBRARY, AIP_ALGORITHM_HSA);
 
     if (hsa <= 0 || (oop <= 0 && inplace <= 0))
         return;
