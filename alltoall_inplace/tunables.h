@@ -104,7 +104,7 @@
  * 256 B; 64 x 1 14.5/63.1 at 8 B, 32.6/64.6 at 128 B, 52.0/66.2 at 256 B,
  * 90.8/69.5 at 512 B.  On 64 nodes x 8 ranks SA beats it (71.5 against 80.5
  * at 8 B): each byte crosses the node's shared link log2(64)/2 = 3 times,
- * so auto keeps SA and L there (bench/figures/hypercube_*.dat). */
+ * so auto keeps SA and L there (bench/figures/hypercube/hypercube_*.dat). */
 #define AIP_AUTO_HYPERCUBE_MIN_RANKS 16
 #define AIP_AUTO_HYPERCUBE_MAX_BYTES 128
 
@@ -117,7 +117,7 @@
 /* AIP_Bcast_rma's largest chunk: smaller chunks let a deep tree start
  * forwarding sooner, larger ones pay fewer synchronisations per byte; 128 KiB
  * chunks keep the binary tree within 1.1x of SMPI's MPI_Bcast at 16 MiB on
- * 64 nodes of one rank (bench/figures/bcast_smpi_*). */
+ * 64 nodes of one rank (bench/figures/bcast/bcast_smpi_*). */
 #define AIP_BCAST_CHUNK_BYTES_MAX (128LL << 10)
 
 /* What AIP_BCAST_ALGORITHM=auto runs (bcast/bcast_rma.c): the binary tree,

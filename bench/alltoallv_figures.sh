@@ -24,7 +24,7 @@
 # and a summary with the ratios the issue asks for (in place / out of place and
 # naive / in place at a 1% budget) to DIR/summary.txt and stdout.
 #
-# Defaults: 4 ranks, 16M per rank, 10 repetitions, DIR = bench/figures of the
+# Defaults: 4 ranks, 16M per rank, 10 repetitions, DIR = bench/figures/alltoallv of the
 # source tree, sizes 1M,4M,16M,64M.  --plot-only redraws the figures and the
 # summary from the tables already in DIR.  On a 2-core machine 4 ranks are
 # oversubscribed (every exchange waits for its partner to get a core), which
@@ -38,7 +38,7 @@
 # shellcheck disable=SC2016 # awk programs and conditions in single quotes
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-np=4 size=16M reps=10 outdir="$top/bench/figures" sizes=1M,4M,16M,64M plot_only=0
+np=4 size=16M reps=10 outdir="$top/bench/figures/alltoallv" sizes=1M,4M,16M,64M plot_only=0
 usage="usage: alltoallv_figures.sh [-n RANKS] [-s SIZE] [-r REPS] [-o DIR] [--sizes LIST] [--plot-only]"
 while [ $# -gt 0 ]; do
     case "$1" in

@@ -19,7 +19,7 @@
 #   plot     redraw the PNGs from the tables
 #
 # Environment: BUILD [build/openmpi] (an Open MPI build tree, for local and
-# testbed), SWEEP_ARGS [-i 100 -I 10] (local, testbed), OUT [bench/figures],
+# testbed), SWEEP_ARGS [-i 100 -I 10] (local, testbed), OUT [bench/figures/bcast],
 # LOCAL_OSC [sm,pt2pt] (local's Open MPI osc components for nodes of one
 # rank; the tables in docs/results.md were measured with osc/rdma, which the library
 # now declines there).
@@ -28,7 +28,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build/openmpi}
-OUT=${OUT:-$top/bench/figures}
+OUT=${OUT:-$top/bench/figures/bcast}
 SWEEP_ARGS=${SWEEP_ARGS:--i 100 -I 10}
 sweep="$BUILD/bench/bcast_sweep"
 mkdir -p "$OUT"

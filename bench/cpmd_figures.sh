@@ -78,7 +78,7 @@
 #   VARIANTS [stock,hsa,sa,auto,oop]
 #   TIME_LIMIT [600]       real seconds per smpirun (one variant of one case);
 #                          past it the run is recorded as "timeout"
-#   OUT [bench/figures]
+#   OUT [bench/figures/cpmd]
 #
 # shellcheck disable=SC2016 # awk programs in single quotes
 set -eu
@@ -93,7 +93,7 @@ SMPI_CASES=${SMPI_CASES:-8x8:128:1:1 16x8:128:1:1 64x8:128:4:1 16x8:128:1:1:1M 6
 SMPI_AUX=${SMPI_AUX:-16K}
 VARIANTS=${VARIANTS:-stock,hsa,sa,auto,oop}
 TIME_LIMIT=${TIME_LIMIT:-600}
-OUT=${OUT:-$top/bench/figures}
+OUT=${OUT:-$top/bench/figures/cpmd}
 GNUPLOT=${GNUPLOT:-gnuplot}
 mkdir -p "$OUT"
 commands="$OUT/commands.txt"

@@ -46,7 +46,7 @@
 #                      recorded as "timeout", never as a figure
 #   FORCE [0]  1: run cases again that the .dat file already has
 #   SMPI_CFG   more smpirun options (--cfg=...) for every run
-#   OUT [bench/figures]  fftw_smpi.dat (one row per case, which is also the
+#   OUT [bench/figures/fftw]  fftw_smpi.dat (one row per case, which is also the
 #                      cache: a case with a row is not run again, so an
 #                      interrupted sweep resumes), fftw_smpi.png,
 #                      fftw_smpi.log (smpirun's output)
@@ -110,7 +110,7 @@ SAMPLE_WHOLE=${SAMPLE_WHOLE-mpich}
 SAMPLE_CHECK=${SAMPLE_CHECK:-64:1600 128:2048 256:2560}
 PRECISION_CHECK=${PRECISION_CHECK:-128:2048 256:2560}
 TIME_LIMIT=${TIME_LIMIT:-1800}
-OUT=${OUT:-$top/bench/figures}
+OUT=${OUT:-$top/bench/figures/fftw}
 build=${BUILD:-$top/build/smpi-fftw}
 dat=$OUT/fftw_smpi.dat
 mkdir -p "$OUT" "$build"

@@ -19,7 +19,7 @@
 #
 # Environment: OPENMPI_BUILD [build/openmpi] (scripts/build.sh openmpi; the
 # library alone with --without-fftw suffices), BUILD [build/smpi-gups],
-# OUT [bench/figures], REF_MAX [256], PLATFORMS [xt3 ib], GNUPLOT [gnuplot].
+# OUT [bench/figures/gups], REF_MAX [256], PLATFORMS [xt3 ib], GNUPLOT [gnuplot].
 #
 # The simulated runs, and why:
 #   - 2^10 table words a rank (4096 updates: 4 batches of Q = 1024): the
@@ -44,7 +44,7 @@
 #   0.5 us overheads; 8 ranks a node, so hypercube stages 0-2 stay in a node).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-OUT=${OUT:-$top/bench/figures}
+OUT=${OUT:-$top/bench/figures/gups}
 OPENMPI_BUILD=${OPENMPI_BUILD:-$top/build/openmpi}
 BUILD=${BUILD:-$top/build/smpi-gups}
 REF_MAX=${REF_MAX:-256}

@@ -15,7 +15,7 @@
 #                              minutes of real time here, 64 x 8 would take hours
 #   SMPI_CFG [--cfg=smpi/simulate-computation:no --cfg=maxmin/concurrency-limit:64]
 #                              see below
-#   OUT [bench/figures]        smpi_scaling_SIZE.{dat,png}; each cluster's sweep
+#   OUT [bench/figures/alltoall]  smpi_scaling_SIZE.{dat,png}; each cluster's sweep
 #                              goes to build/smpi-scaling/
 # Each point is one bench/smpi_sweep.sh run (its platform and settings), with
 # one warm-up and one timed call: with computation off SMPI's times are
@@ -55,7 +55,7 @@ esac
 NODES_LIST=${NODES_LIST:-8 16 32 64} CORES=${CORES:-8} SIZE=${SIZE:-512}
 METHODS=${METHODS:-mpi-oop,hsa,sa}
 SMPI_CFG=${SMPI_CFG---cfg=smpi/simulate-computation:no --cfg=maxmin/concurrency-limit:64}
-OUT=${OUT:-$top/bench/figures}
+OUT=${OUT:-$top/bench/figures/alltoall}
 dat="$OUT/smpi_scaling_$SIZE.dat" runs="$top/build/smpi-scaling"
 mkdir -p "$runs" "$OUT"
 

@@ -18,7 +18,7 @@
 #   MEM_CAP                --mem-cap [8G / ranks]: above it, buffers come from
 #                          SMPI_SHARED_MALLOC (garbage data, no payload copies)
 #   SMPI_CFG               extra --cfg=... options for smpirun
-#   OUT [bench/figures]    where smpi_NODESxCORES.dat, .log and .png go
+#   OUT [bench/figures/alltoall]    where smpi_NODESxCORES.dat, .log and .png go
 #   BUILD [build/smpi]     where the smpicc build goes (one per concurrent run)
 #   GNUPLOT [gnuplot]
 # --plot-only redraws the figure from the table already there.
@@ -65,7 +65,7 @@ NODES=${NODES:-64} CORES=${CORES:-8}
 SWEEP=${SWEEP:-alltoall}
 np=$((NODES * CORES))
 MEM_CAP=${MEM_CAP:-$(((8 << 30) / np))}
-OUT=${OUT:-$top/bench/figures}
+OUT=${OUT:-$top/bench/figures/alltoall}
 case $SWEEP in
 alltoall)
     METHODS=${METHODS:-mpi,hsa,sa,l,rd,mpi-oop,sa-oop}

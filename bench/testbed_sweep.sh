@@ -2,12 +2,12 @@
 # testbed_sweep.sh - bench/alltoall_sweep on the namespace test bed
 # (tests/netns_testbed.sh): HOSTS hosts of RANKS ranks, TCP over veths
 # between hosts, shared memory within each, on this one machine; the table
-# and its figure go to OUT (bench/figures/testbed_HOSTSxRANKS.dat, .png).
+# and its figure go to OUT (bench/figures/alltoall/testbed_HOSTSxRANKS.dat, .png).
 #
 # Environment (defaults in brackets): HOSTS [4], RANKS [2], MIN [8],
 # MAX [1M], METHODS [mpi,hsa,sa,l,rd,mpi-oop,hsa-oop,sa-oop],
 # SWEEP_ARGS [-i 100 -w 10 -I 10 -W 2], BUILD [build/openmpi] (an Open MPI
-# build tree), OUT [bench/figures].  Needs root, like the bed.
+# build tree), OUT [bench/figures/alltoall].  Needs root, like the bed.
 #
 # Read it for what it is: all "hosts" share this machine's cores (2 here),
 # so ranks wait for each other's time slices, and the "network" is the
@@ -21,7 +21,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 HOSTS=${HOSTS:-4} RANKS=${RANKS:-2} MIN=${MIN:-8} MAX=${MAX:-1M}
 METHODS=${METHODS:-mpi,hsa,sa,l,rd,mpi-oop,hsa-oop,sa-oop}
 SWEEP_ARGS=${SWEEP_ARGS:--i 100 -w 10 -I 10 -W 2}
-BUILD=${BUILD:-$top/build/openmpi} OUT=${OUT:-$top/bench/figures}
+BUILD=${BUILD:-$top/build/openmpi} OUT=${OUT:-$top/bench/figures/alltoall}
 make -s -C "$BUILD" bench/alltoall_sweep
 layout=$(awk -v h="$HOSTS" -v r="$RANKS" 'BEGIN { for (i = 0; i < h; i++) printf "%s%d", (i ? "," : ""), r }')
 name=testbed_${HOSTS}x${RANKS}
