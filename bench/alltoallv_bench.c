@@ -31,7 +31,7 @@
  * region for as many bytes as fit below the packed data, or into the aux
  * buffer when none fit, the bytes move (Isend/Irecv), and the senders re-pack.
  * naive_alltoallv.c says why it is correct and never stalls;
- * tests/naive_alltoallv_test checks it against MPI_Alltoallv.
+ * tests/mpi/naive_alltoallv_test checks it against MPI_Alltoallv.
  *
  * How to read the output: one line per variant and configuration, columns
  * separated by blanks, comments starting with '#' (gnuplot and awk read it

@@ -7,7 +7,7 @@
 #            (--ranks-per-node 1: the paper's flat trees of puts), and 8
 #            ranks as one node (shared memory) -> bcast_local_<p>x1.dat,
 #            bcast_local_1x8.dat
-#   testbed  the namespace test bed (tests/netns_testbed.sh, root, Open MPI
+#   testbed  the namespace test bed (tests/testbed/netns_testbed.sh, root, Open MPI
 #            over UCX's TCP transport: Debian's Open MPI has no one-sided
 #            communication over its own TCP one), 4 hosts x 2 ranks and 4 x 1
 #            -> bcast_testbed_4x2.dat, bcast_testbed_4x1.dat (the one-sided
@@ -58,7 +58,7 @@ testbed_part() {
         AIP_TEST_TIMEOUT=${AIP_TEST_TIMEOUT:-1800} MPIRUN_OMPI=$mpirun_ompi OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_pml=ucx \
         OMPI_MCA_osc=ucx,sm OMPI_MCA_pml_ucx_tls=any OMPI_MCA_pml_ucx_devices=any \
         UCX_TLS=tcp,sm,self UCX_WARN_UNUSED_ENV_VARS=n \
-            "$top/tests/netns_testbed.sh" "$layout" -- "$sweep" $SWEEP_ARGS \
+            "$top/tests/testbed/netns_testbed.sh" "$layout" -- "$sweep" $SWEEP_ARGS \
             > "$OUT/bcast_testbed_$([ $layout = 1,1,1,1 ] && echo 4x1 || echo 4x2).dat"
     done
 }

@@ -8,7 +8,7 @@
 #   local  here (Open MPI build, oversubscribed past the cores): 2, 4 and 8
 #          ranks -> cpmd_local.dat, cpmd_local.png (time per band-FFT against
 #          ranks, one line per variant)
-#   testbed  the namespace test bed (tests/netns_testbed.sh; root): hosts of
+#   testbed  the namespace test bed (tests/testbed/netns_testbed.sh; root): hosts of
 #          2 ranks, TCP between them, Open MPI -> cpmd_testbed.dat (a table)
 #   smpi   SimGrid SMPI on the 64 nodes x 8 cores of bench/smpi/cluster_64x8.xml
 #          (and smaller clusters derived from it, as bench/smpi_sweep.sh does),
@@ -133,14 +133,14 @@ testbed_part() {
     mpirun_ompi=$(sed -n 's/.*exec timeout "$limit" \([^ ]*\) --oversubscribe.*/\1/p' \
         "$BUILD/tests/mpirun.sh")
     {
-        echo "# cpmd_testbed: tests/netns_testbed.sh $TESTBED_HOSTS -- bench/cpmd_fft" \
+        echo "# cpmd_testbed: tests/testbed/netns_testbed.sh $TESTBED_HOSTS -- bench/cpmd_fft" \
              "ARGS -a $VARIANTS, ARGS each of '$TESTBED_ARGS' (Open MPI, TCP between the" \
              "hosts, all on this machine's $(nproc) cores), $(date -u +%Y-%m-%d)"
         headers=yes
         echo "$TESTBED_ARGS" | tr ';' '\n' | while read -r args; do
             # shellcheck disable=SC2086 # args is a list of words
             OMPI_MCA_mpi_yield_when_idle=1 MPIRUN_OMPI=$mpirun_ompi \
-                "$top/tests/netns_testbed.sh" "$TESTBED_HOSTS" -- "$program" $args \
+                "$top/tests/testbed/netns_testbed.sh" "$TESTBED_HOSTS" -- "$program" $args \
                 -a "$VARIANTS" > "$dat.part"
             if [ $headers = yes ]; then cat "$dat.part"; else grep -v '^#' "$dat.part"; fi
             headers=no

@@ -10,7 +10,7 @@
 #   3. ir512x512x512 on 2 ranks, limited alike: what ours holds beyond the
 #      local array and the MPI runtime must not grow with N;
 #   4. ir1024x1024x1024 on 16 ranks (512 MiB each), oversubscribed:
-#      tests/fftw_memory_test, stock FFTW and ours (hsa), every output
+#      tests/fftw/fftw_memory_test, stock FFTW and ours (hsa), every output
 #      coefficient checked against the plane waves' transform, and the peak
 #      RSS per rank; its times mean nothing on 2 cores.
 #
@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 "$top/scripts/build.sh" "$mpi" > /dev/null
-make -C "$top/build/$mpi" tests/fftw_memory_test > /dev/null
+make -C "$top/build/$mpi" tests/fftw/fftw_memory_test > /dev/null
 export MPIRUN="$top/build/$mpi/tests/mpirun.sh" MPIBENCH="$top/build/$mpi/fftw/bin/mpi-bench"
 export AIP_TEST_TIMEOUT=3600
 main_job() { "$top/bench/fftw_inplace.sh" -n 2 -p estimate -r 3 "$@"; }

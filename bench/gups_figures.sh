@@ -5,7 +5,7 @@
 #
 #   local    here, Open MPI, P = 1..8 (oversubscribed above 2 cores), a
 #            table of 2^16 words a rank, best of 3 -> gups_local.dat
-#   testbed  the namespace test bed (tests/netns_testbed.sh, root, Open MPI):
+#   testbed  the namespace test bed (tests/testbed/netns_testbed.sh, root, Open MPI):
 #            4 hosts x 2 ranks, TCP between hosts -> gups_testbed.dat
 #   smpi     SimGrid SMPI (smpicc build in $BUILD), both platforms below:
 #            GUPS against P (1, 2, 4, ..., 1024 for the hypercube, up to
@@ -35,7 +35,7 @@
 #     moved), not measured: an update costs a DRAM miss of a large table,
 #     1024 updates about 52 us (the paper's T_1 on Red Storm: 56.9 us);
 #   - --verify none: verification would cost as much simulation again; the
-#     same code is verified at every P of tests/gups.sh and, with the same
+#     same code is verified at every P of tests/mpi/gups.sh and, with the same
 #     options, at P = 8 here (the first run of each platform).
 #   Platforms: xt3 = bench/smpi/xt3_1024.xml, like the paper's Red Storm (one
 #   rank a node, 1.1 GB/s, ~7 us MPI latency: 2 us of CPU overhead per send
@@ -81,7 +81,7 @@ run_local() {
 run_testbed() {
     dat=$OUT/gups_testbed.dat
     set +e
-    nice -n 10 "$top/tests/netns_testbed.sh" 2,2,2,2 -- "$OPENMPI_BUILD/bench/gups" \
+    nice -n 10 "$top/tests/testbed/netns_testbed.sh" 2,2,2,2 -- "$OPENMPI_BUILD/bench/gups" \
         -l 16 -r 3 --table > "$dat.tmp" 2> "$OUT/gups_testbed.log"
     status=$?
     set -e
@@ -93,7 +93,7 @@ run_testbed() {
     {
         echo "# bench/gups on the namespace test bed: 4 hosts x 2 ranks (block), TCP over veth"
         echo "# between hosts, shared memory within; 2^16 words a rank, Q = 1024, best of 3"
-        echo "# command: tests/netns_testbed.sh 2,2,2,2 -- $OPENMPI_BUILD/bench/gups -l 16 -r 3 --table"
+        echo "# command: tests/testbed/netns_testbed.sh 2,2,2,2 -- $OPENMPI_BUILD/bench/gups -l 16 -r 3 --table"
         echo "# exit status $status"
         cat "$dat.tmp"
     } > "$dat"

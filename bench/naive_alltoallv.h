@@ -2,7 +2,7 @@
  * naive_alltoallv.h - the simplest correct in-place MPI_Alltoallv with
  * bounded extra memory that we know: what the general in-place algorithm
  * (AIP_Alltoallv_general) must beat.  bench/alltoallv_bench times it as
- * "naive"; tests/naive_alltoallv_test checks it against MPI_Alltoallv.
+ * "naive"; tests/mpi/naive_alltoallv_test checks it against MPI_Alltoallv.
  * naive_alltoallv.c says how it works and why it is correct.
  */
 #ifndef NAIVE_ALLTOALLV_H

@@ -1,6 +1,6 @@
 #!/bin/sh
 # testbed_sweep.sh - bench/alltoall_sweep on the namespace test bed
-# (tests/netns_testbed.sh): HOSTS hosts of RANKS ranks, TCP over veths
+# (tests/testbed/netns_testbed.sh): HOSTS hosts of RANKS ranks, TCP over veths
 # between hosts, shared memory within each, on this one machine; the table
 # and its figure go to OUT (bench/figures/alltoall/testbed_HOSTSxRANKS.dat, .png).
 #
@@ -30,7 +30,7 @@ echo "testbed_sweep: hosts $layout, methods $METHODS, $MIN..$MAX" >&2
 # shellcheck disable=SC2086 # SWEEP_ARGS is a list of words
 OMPI_MCA_mpi_yield_when_idle=1 MPIRUN_OMPI=${MPIRUN_OMPI:-$(sed -n 's/.*exec timeout "$limit" \([^ ]*\) --oversubscribe.*/\1/p' \
                                "$BUILD/tests/mpirun.sh")} \
-    "$top/tests/netns_testbed.sh" "$layout" -- "$BUILD/bench/alltoall_sweep" \
+    "$top/tests/testbed/netns_testbed.sh" "$layout" -- "$BUILD/bench/alltoall_sweep" \
     --min "$MIN" --max "$MAX" -m "$METHODS" --check $SWEEP_ARGS > "$OUT/$name.dat"
 "$top/bench/plot_sweep.sh" "$OUT/$name.dat" "$OUT/$name.png" \
     "MPI_Alltoall latency, namespace test bed: $HOSTS hosts x $RANKS ranks, TCP (slowest rank's average)"

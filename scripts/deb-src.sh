@@ -8,7 +8,7 @@
 # repository.  Needs root or sudo for that step only.  Exits 0 when
 # `apt-cache showsrc PACKAGE` knows the package afterwards, 1 otherwise.
 # For FFTW's source (scripts/fetch-fftw.sh) and MPICH's test suite
-# (tests/pmpi_conformance.sh).
+# (tests/mpi/pmpi_conformance.sh).
 set -eu
 pkg=$1
 derived=/etc/apt/sources.list.d/alltoall-inplace-src

@@ -6,12 +6,12 @@ set -eu
 # FFTW's source comes from `apt-get source fftw3` (dpkg-dev, xz-utils), is
 # patched (patch) and checked with its own tests/check.pl (perl).
 # bench/alltoallv_figures.sh plots with gnuplot (gnuplot-nox: no X11).
-# tests/netns_testbed.sh, the multi-host test bed, makes network namespaces
+# tests/testbed/netns_testbed.sh, the multi-host test bed, makes network namespaces
 # with ip (iproute2) and gives each host its hostname with unshare (util-linux).
-# tests/fftw_dropin.sh compiles a program against Debian's own FFTW-MPI
+# tests/fftw/fftw_dropin.sh compiles a program against Debian's own FFTW-MPI
 # (libfftw3-mpi-dev) and runs it on Debian's library and on ours; its
 # fftw3-mpi.h includes fftw3.h, which is in libfftw3-dev, not a dependency.
-# tests/pmpi.sh compiles a Fortran caller of the PMPI layer with the MPI's
+# tests/mpi/pmpi.sh compiles a Fortran caller of the PMPI layer with the MPI's
 # mpif90, which needs gfortran.
 PACKAGES="gcc make autoconf automake libtool pkg-config time
 openmpi-bin libopenmpi-dev mpich libmpich-dev

@@ -3,7 +3,7 @@
 # (--without-fftw) built with AddressSanitizer, LeakSanitizer and
 # UndefinedBehaviorSanitizer in build/sanitize-<mpi>/, its tests run there;
 # then one valgrind run of the patched FFTW's mpi-bench --verify
-# (tests/fftw_valgrind.sh) with the Open MPI build's FFTW, if build/openmpi
+# (tests/fftw/fftw_valgrind.sh) with the Open MPI build's FFTW, if build/openmpi
 # has one (scripts/build.sh openmpi).  Both MPIs by default.  scripts/test.sh
 # runs it after the normal builds; run scripts/install-deps.sh first when
 # calling it alone.
@@ -58,10 +58,10 @@ SAN_LDFLAGS="$SAN"
 # p <= 256, the simulations, general_sim_test with fewer cases).
 AIP_TEST_SCALE=small
 export AIP_TEST_SCALE
-SIM_TESTS="tests/schedule_test tests/decision_test tests/hypercube_sim_test \
-tests/general_sim_test tests/node_sim_test tests/bcast_tree_test"
-MPI_TESTS="tests/alltoall.sh tests/node.sh tests/hypercube.sh tests/general.sh tests/plan.sh \
-tests/errors.sh tests/fault.sh tests/bcast.sh"
+SIM_TESTS="tests/unit/schedule_test tests/unit/decision_test tests/unit/hypercube_sim_test \
+tests/unit/general_sim_test tests/unit/node_sim_test tests/unit/bcast_tree_test"
+MPI_TESTS="tests/mpi/alltoall.sh tests/mpi/node.sh tests/mpi/hypercube.sh tests/mpi/general.sh \
+tests/mpi/plan.sh tests/mpi/errors.sh tests/mpi/fault.sh tests/mpi/bcast.sh"
 
 # The sanitizers' run-time options, for every rank.
 #  ASan: stop at the first error (halt_on_error, the default, made explicit);
@@ -165,7 +165,7 @@ for mpi in $mpis; do
     echo "=== sanitize $mpi: $(($(date +%s) - start)) s"
 done
 
-# One valgrind run of the patched FFTW (tests/fftw_valgrind.sh), with the
+# One valgrind run of the patched FFTW (tests/fftw/fftw_valgrind.sh), with the
 # normal Open MPI build's mpi-bench: FFTW is not rebuilt with sanitizers.
 if [ "$valgrind" = yes ]; then
     start=$(date +%s)
@@ -180,7 +180,7 @@ if [ "$valgrind" = yes ]; then
         record "$dir" fftw-valgrind SKIP "$log"
     else
         MPIRUN="$ompi/tests/mpirun.sh" FFTW_BUILD="$ompi/fftw/build" \
-            "$top/tests/fftw_valgrind.sh" > "$log" 2>&1
+            "$top/tests/fftw/fftw_valgrind.sh" > "$log" 2>&1
         case $? in
         0) record "$dir" fftw-valgrind PASS "$log" ;;
         77) record "$dir" fftw-valgrind SKIP "$log" ;;

@@ -5,7 +5,7 @@
  * Members are numbered relative to the root's (0 .. n-1); AIP_Bcast_rma's
  * members are nodes.  Children are listed in the order of the paper's
  * rounds, the order a member puts to them.  Tested without MPI
- * (tests/bcast_tree_test.c).
+ * (tests/unit/bcast_tree_test.c).
  */
 #ifndef AIP_BCAST_TREE_H
 #define AIP_BCAST_TREE_H

@@ -33,7 +33,7 @@
  * share a process: the halves of an MPI_Comm_split may get the same one.
  * Two such windows made at the same time on one host then share that file,
  * and puts land in the other window's memory or never complete (wrong data
- * or a hang: tests/bcast_split_test).  A host with one leader (nodes as
+ * or a hang: tests/mpi/bcast_split_test).  A host with one leader (nodes as
  * MPI finds them) has no such file: osc/rdma keeps the state of a window
  * with one local rank in private memory.  Where ranks_per_node cuts a host
  * into several nodes, its leaders share it; the library cannot know what

@@ -51,7 +51,7 @@ static inline void *aip_malloc_held(size_t bytes, size_t *held)
     return memory;
 }
 
-/* For tests that walk the allocations within one process (tests/fault_test.c):
+/* For tests that walk the allocations within one process (tests/mpi/fault_test.c):
  * count the library's allocations from now on, and make the k-th of them
  * (1, 2, ...) fail on MPI_COMM_WORLD rank `rank`; k = 0 fails none. */
 void aip_fault_alloc_arm(int rank, long k);

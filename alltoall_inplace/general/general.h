@@ -15,7 +15,7 @@
  * auxiliary buffer (Sect. 3.5).  general_exchange.c exchanges the
  * messages.  Nothing here calls MPI to communicate, so the whole algorithm
  * runs in a simulation of p processes in one program
- * (tests/general_sim_test.c).
+ * (tests/unit/general_sim_test.c).
  *
  * Memory: O(p) integers (at most 3p subsets) and the auxiliary buffer.
  */

@@ -10,7 +10,7 @@
  * placement (block, cyclic, arbitrary) maps to one (a, x) per rank.
  *
  * The tables, layouts and permutation are pure, tested without MPI
- * (tests/node_sim_test runs whole exchanges on simulated processes).
+ * (tests/unit/node_sim_test runs whole exchanges on simulated processes).
  */
 #ifndef AIP_NODES_H
 #define AIP_NODES_H

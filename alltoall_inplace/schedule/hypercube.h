@@ -2,7 +2,7 @@
  * hypercube.h - the stages of the hypercube all-to-all, as pure functions
  * of (rank, p, stage).  schedule_hypercube.c explains the routing and proves
  * where every block is after each stage; exchange/alltoall_hypercube.c runs
- * the stages over a buffer.  tests/schedule_test follows every block of
+ * the stages over a buffer.  tests/unit/schedule_test follows every block of
  * every rank through the stages for p = 1..1024.
  *
  * A rank's buffer is p equal blocks, at positions 0..p-1.  At each stage a

@@ -10,7 +10,7 @@
  * non-blocking) operations therefore never deadlocks.
  *
  * Schedules know nothing of MPI or of buffers; the executor (exchange.c)
- * moves the bytes.  tests/schedule_test checks the properties above for
+ * moves the bytes.  tests/unit/schedule_test checks the properties above for
  * p = 1..1024 and compares each schedule with its paper's pseudo-code.
  */
 #ifndef AIP_SCHEDULE_H

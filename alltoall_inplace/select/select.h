@@ -9,7 +9,7 @@
  * row, its enum value and its line in Makefile.am.  What `auto` picks, and
  * what an algorithm falls back to where it does not apply, is decided apart
  * from the algorithms (decision.c), as Open MPI's coll/tuned decision files
- * do; tests/decision_test checks it without MPI.
+ * do; tests/unit/decision_test checks it without MPI.
  */
 #ifndef AIP_SELECT_H
 #define AIP_SELECT_H

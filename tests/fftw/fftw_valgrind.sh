@@ -1,0 +1,56 @@
+#!/bin/sh
+# fftw_valgrind.sh - one valgrind (memcheck) run of the patched FFTW's
+# mpi-bench --verify on 2 ranks, in place with our transposes forced by the
+# planner flag (-o inplace, ESTIMATE): ir24x24x24, which the symmetric hsa
+# transposes, and the uneven ir17x19x23, which the general one does.  Fails
+# on any invalid read or write, use of uninitialised memory, bad free or
+# definite leak that tests/sanitizers/valgrind.supp does not attribute to
+# the MPI library; and unless both transforms verify and the plan shows
+# mpi-transpose-inplace/hsa and /general and no FFTW transpose.
+#
+# The real mpi-bench runs under valgrind, not its libtool wrapper script:
+# FFTW's libtool --mode=execute puts the uninstalled libraries on the path.
+# 7-8 s with Open MPI on 2 cores (load average 3), most of it valgrind's
+# start-up with the MPI library's components.  FFTW's own code is built
+# without -g: its frames in a report name functions, not lines.
+#
+# Environment: MPIRUN, FFTW_BUILD (as make check sets them; scripts/sanitize.sh
+# passes build/openmpi's); VALGRIND_FLAGS adds valgrind options (for example
+# --track-origins=yes to find where an uninitialised value comes from).
+set -u
+supp="$(cd "$(dirname "$0")/.." && pwd)/sanitizers/valgrind.supp"
+if ! command -v valgrind > /dev/null; then
+    echo "fftw_valgrind.sh: SKIP: valgrind is not installed" >&2
+    exit 77
+fi
+bench="$FFTW_BUILD/mpi/mpi-bench"
+[ -x "$bench" ] || { echo "fftw_valgrind.sh: no $bench (built without FFTW?)" >&2; exit 1; }
+
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+status=0
+# shellcheck disable=SC2086 # VALGRIND_FLAGS is a word list
+$MPIRUN 2 "$FFTW_BUILD/libtool" --mode=execute \
+    valgrind -q --error-exitcode=97 --leak-check=full --show-leak-kinds=definite \
+    --errors-for-leak-kinds=definite --num-callers=40 --keep-debuginfo=yes \
+    --suppressions="$supp" ${VALGRIND_FLAGS:-} \
+    "$bench" -o inplace -o estimate -v2 --verify ir24x24x24 --verify ir17x19x23 \
+    > "$out" 2>&1 || status=$?
+
+fail=""
+[ "$status" -eq 0 ] || fail="exit $status (97: valgrind found errors)"
+grep -q '^==[0-9]*== ' "$out" && fail="${fail:+$fail; }valgrind reports"
+grep -q 'mpi-transpose-inplace/hsa' "$out" || fail="${fail:+$fail; }no hsa transpose in the plan"
+grep -q 'mpi-transpose-inplace/general' "$out" ||
+    fail="${fail:+$fail; }no general transpose in the plan"
+grep -q 'mpi-transpose-\(pairwise\|recurse\|alltoall\)' "$out" &&
+    fail="${fail:+$fail; }an FFTW transpose in the plan"
+[ "$(grep -cE '^ir(24x24x24|17x19x23) [0-9.e+-]+ ' "$out")" -eq 2 ] ||
+    fail="${fail:+$fail; }not both transforms verified"
+if [ -n "$fail" ]; then
+    cat "$out"
+    echo "FAIL: mpi-bench under valgrind: $fail"
+    exit 1
+fi
+grep -E '^ir(24x24x24|17x19x23) ' "$out"
+echo "ok: mpi-bench --verify under valgrind on 2 ranks (hsa and general), no errors"

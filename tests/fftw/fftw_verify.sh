@@ -1,0 +1,104 @@
+#!/bin/sh
+# fftw_verify.sh - mpi-bench --verify of in-place transforms with the planner
+# flag (-o inplace, under ESTIMATE) on 1..5, 7 and 8 ranks.  Each must
+# verify, and on more than one rank its plan's distributed transposes must
+# all be ours: when both transposed dimensions divide by the rank count, the
+# symmetric ones (mpi-transpose-inplace/NAME, NAME any algorithm of the
+# library's table but general: tests/unit/algorithms symmetric); otherwise, uneven
+# blocks or processes without rows, mpi-transpose-inplace/general.  None may
+# be FFTW's (pairwise, recurse, alltoall).
+#
+# The list: every kind of in-place MPI transform (r2c, c2r, c2c forward and
+# backward), ranks 2, 3 and 4, transposed output and input, and sizes that
+# divide by some rank counts and not others (odd 17x19x23, 30x42x50,
+# 100x60x70); on 7 and 8 ranks the odd sizes leave processes without rows.
+# Sizes stay small so that 8 oversubscribed ranks take seconds with Open MPI.
+# MPICH's busy polling makes oversubscribed runs 20-40x slower on 2 cores
+# (40 s a transform on 8 ranks), so under MPICH 5, 7 and 8 ranks run a short
+# list: one transform that divides on 8 ranks only, one on 5 and 8 (so the
+# general exchange runs on 5 and 7 ranks).
+#
+# Environment (from make check): MPIRUN, MPIBENCH, MPI_FLAVOR, TESTBIN;
+# FFTW_VERIFY_RANKS replaces the rank counts.
+set -uf
+
+ranks=${FFTW_VERIFY_RANKS:-1 2 3 4 5 7 8}
+case "${MPI_FLAVOR:-}" in
+mpich) short_from=5 ;;
+*) short_from=999 ;;
+esac
+
+# problem        the two distributed dimensions a transpose exchanges
+problems='
+ir24x24x24       24 24   3D r2c
+ib24x24x24       24 24   3D c2r
+icf40x40x8       40 40   3D c2c forward
+icb40x40x8       40 40   3D c2c backward
+icf120x60        120 60  2D c2c
+ir60x62          60 32   2D r2c: 60 x (62/2+1) complex
+ib60x62          60 62   2D c2r: FFTW transposes it as 60 x 62
+icf8x16x4x6      8 16    4D c2c
+ir8x16x4x6       8 16    4D r2c
+ir]24x24x24      24 24   transposed output
+icf]40x40x8      40 40   transposed output, c2c
+ib[24x24x24      24 24   transposed input
+ir30x42x50       30 42   divides by 2, 3; uneven on 4, 5, 7, 8
+icf30x42x50      30 30   c2c: its transposes (rank1-bigvec) split only 30
+icb30x42x50      30 30   the same, backward: even on 2, 3, 5
+ir100x60x70      100 60  divides by 2, 4, 5; uneven on 3, 7, 8
+ir17x19x23       17 19   odd: uneven on every count
+icf17x19x23      17 19   odd, c2c
+ib17x19x23       17 19   odd, c2r
+'
+
+failures=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+symmetric=$("$TESTBIN/unit/algorithms" symmetric | paste -sd '|' -)
+
+for np in $ranks; do
+    list=$problems
+    [ "$np" -ge "$short_from" ] &&
+        list=$(echo "$problems" | awk '$1 == "ir24x24x24" || $1 == "icf40x40x8"')
+    args=$(echo "$list" | awk 'NF { printf " --verify %s", $1 }')
+    # shellcheck disable=SC2086 # args is a word list
+    $MPIRUN "$np" "$MPIBENCH" -o inplace -o estimate -v2 $args > "$out" 2>&1
+    status=$?
+
+    # Split the output at each problem's verify line ("PROBLEM err err err"):
+    # the lines before it, since the previous one, are its plan.
+    result=$(echo "$list" | awk -v np="$np" -v status="$status" -v symmetric="($symmetric)" '
+        NF { n++; prob[n] = $1; d0[n] = $2; d1[n] = $3 }
+        END {
+            k = 1; plan = ""
+            while ((getline line < "'"$out"'") > 0) {
+                split(line, f, " ")
+                if (k <= n && f[1] == prob[k] && f[2] ~ /^[0-9.e+-]+$/) {
+                    check(k, plan); k++; plan = ""
+                } else plan = plan "\n" line
+            }
+            for (; k <= n; k++)
+                printf "FAIL np=%d %s: no verify result (mpi-bench exit %d)\n",
+                       np, prob[k], status
+        }
+        function check(k, plan,   even, sym, gen, theirs) {
+            even = (d0[k] % np == 0 && d1[k] % np == 0)
+            sym = (plan ~ ("mpi-transpose-inplace/" symmetric "-"))
+            gen = (plan ~ /mpi-transpose-inplace\/general-/)
+            theirs = (plan ~ /mpi-transpose-(pairwise|recurse|alltoall)/)
+            if (np > 1 && (theirs || (even ? !sym || gen : !gen || sym)))
+                printf "FAIL np=%d %s: expected only mpi-transpose-inplace/%s\n%s\n",
+                       np, prob[k], even ? symmetric : "general", plan
+            else
+                printf "ok   np=%d %s%s\n", np, prob[k],
+                       gen ? "  (general)" : (sym ? "  (symmetric)" : "")
+        }')
+    echo "$result"
+    if [ "$status" -ne 0 ] || echo "$result" | grep -q '^FAIL'; then
+        failures=$((failures + 1))
+        [ "$status" -ne 0 ] && { echo "mpi-bench on $np ranks exited $status:"; tail -n 20 "$out"; }
+    fi
+done
+
+[ "$failures" -eq 0 ] || { echo "$failures rank counts failed"; exit 1; }
+echo "all verified"
