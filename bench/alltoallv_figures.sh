@@ -21,7 +21,7 @@
 # Fig. 4 right.  Each point is the median over REPS repetitions of the slowest
 # rank's time; error bars span min..max.  The raw tables (bench output, '#'
 # comments) go to DIR/*.dat next to the PNGs, the commands to DIR/commands.txt,
-# and a summary with the ratios the issue asks for (in place / out of place and
+# and a summary with the ratios the project targets (in place / out of place and
 # naive / in place at a 1% budget) to DIR/summary.txt and stdout.
 #
 # Defaults: 4 ranks, 16M per rank, 10 repetitions, DIR = bench/figures/alltoallv of the
@@ -224,7 +224,7 @@ lines() {
     else took="redrawn from the tables"; fi
     echo "alltoallv_figures: $where, $size per rank, $reps repetitions, $took"
     echo "1% budget (budget.dat), medians of the slowest rank's time;" \
-         "the issue's targets: in place / out of place <= 3, naive / in place > 1"
+         "the targets: in place / out of place <= 3, naive / in place > 1"
     awk '!/^#/ && NF && $1 == "mpi-oop" { oop = $11; oop_mib = $14 }
          !/^#/ && NF && $6 == 1 && $1 == "naive" { naive = $11; naive_mib = $14 }
          !/^#/ && NF && $6 == 1 && $1 == "inplace" {
