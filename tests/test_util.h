@@ -12,6 +12,8 @@
 
 #include <mpi.h>
 
+#include "alltoall_inplace.h"
+
 #include "../common/exchange_data.h"
 #include "../common/proc_memory.h"
 
@@ -38,6 +40,21 @@ void test_count(int ok, const char *what, int *passed, int *failed, MPI_Comm com
 /* Print "name (p=P): N passed, M failed" on rank 0; return the exit status
  * (0 when nothing failed).  The counts must be the same on every rank. */
 int test_summary(const char *name, int passed, int failed, MPI_Comm comm);
+
+/* The library's algorithms of one kind, in its table's order, then auto:
+ * fills out (room for max) and returns their number.  Inline, so that the
+ * tests that do not link the library do not need it. */
+static inline int test_algorithms_of_kind(AIP_Algorithm_kind kind, AIP_Algorithm *out, int max)
+{
+    AIP_Algorithm algorithm;
+    AIP_Algorithm_kind at;
+    int n = 0;
+    for (int i = 0; n < max - 1 && AIP_Algorithm_at(i, &algorithm, &at) == MPI_SUCCESS; i++)
+        if (at == kind)
+            out[n++] = algorithm;
+    out[n++] = AIP_ALGORITHM_AUTO;
+    return n;
+}
 
 /* Exit status automake's harness reads as "skipped". */
 #define TEST_SKIP 77

@@ -276,14 +276,8 @@ int main(int argc, char **argv)
 
     /* The schedules of the library's table, and auto (node_test, general_test and
      * hypercube.sh run the others). */
-    AIP_Algorithm algorithms[16], algorithm;
-    AIP_Algorithm_kind kind;
-    int n_algorithms = 0;
-    for (int i = 0; AIP_Algorithm_at(i, &algorithm, &kind) == MPI_SUCCESS && n_algorithms < 15;
-         i++)
-        if (kind == AIP_KIND_SCHEDULE)
-            algorithms[n_algorithms++] = algorithm;
-    algorithms[n_algorithms++] = AIP_ALGORITHM_AUTO;
+    AIP_Algorithm algorithms[16];
+    int n_algorithms = test_algorithms_of_kind(AIP_KIND_SCHEDULE, algorithms, 16);
     const long long small_budgets[] = { 0, 1024, 1 << 20, 1LL << 30 };
     const long long large_budgets[] = { 1 << 20, 1LL << 30 };
     const long long *budgets = t.large ? large_budgets : small_budgets;

@@ -107,14 +107,8 @@ int main(int argc, char **argv)
                                 { "3 x MPI_INT", three_ints, 12, 12 },
                                 { "MPI_INT resized to 8", gappy_int, 4, 8 } };
     /* The node-aware rows of the library's table, and auto. */
-    AIP_Algorithm node_aware[16], algorithm;
-    AIP_Algorithm_kind kind;
-    size_t n_node_aware = 0;
-    for (int i = 0; AIP_Algorithm_at(i, &algorithm, &kind) == MPI_SUCCESS && n_node_aware < 15;
-         i++)
-        if (kind == AIP_KIND_NODE_AWARE)
-            node_aware[n_node_aware++] = algorithm;
-    node_aware[n_node_aware++] = AIP_ALGORITHM_AUTO;
+    AIP_Algorithm node_aware[16];
+    size_t n_node_aware = (size_t)test_algorithms_of_kind(AIP_KIND_NODE_AWARE, node_aware, 16);
     const AIP_Algorithm *algorithms = only != AIP_ALGORITHM_DEFAULT ? &only : node_aware;
     size_t n_algorithms = only != AIP_ALGORITHM_DEFAULT ? 1 : n_node_aware;
     const int counts[] = { 0, 1, 5, 64, 700, 6000 };
