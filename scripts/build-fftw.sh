@@ -7,7 +7,8 @@
 #            liballtoall_inplace, then link the results (libraries, headers,
 #            fftw3_mpi.pc, mpi-bench) into $FFTW_STAGE of the build tree;
 #   install  `make install` FFTW under $PREFIX (honouring $DESTDIR), plus
-#            mpi-bench in $BINDIR.
+#            mpi-bench in $BINDIR;
+#   uninstall  removes what install installed (`make uninstall`, distcheck).
 #
 # A full FFTW build takes minutes, so configured trees are kept in
 # $FFTW_CACHE/fftw-<key>, the key being a hash of what changes the result
@@ -221,8 +222,17 @@ install_fftw() {
         { tail -n 30 "$b/install.log"; die "installing mpi-bench failed"; }
 }
 
+uninstall_fftw() {
+    local b
+    b=$(readlink -f "$FFTW_STAGE/build") || die "build FFTW first"
+    make -C "$b" uninstall DESTDIR="${DESTDIR:-}" > "$b/uninstall.log" 2>&1 ||
+        { tail -n 30 "$b/uninstall.log"; die "make uninstall of FFTW failed"; }
+    rm -f "${DESTDIR:-}$BINDIR/mpi-bench"
+}
+
 case "$action" in
 build) build ;;
 install) install_fftw ;;
-*) die "usage: build-fftw.sh build|install" ;;
+uninstall) uninstall_fftw ;;
+*) die "usage: build-fftw.sh build|install|uninstall" ;;
 esac

@@ -29,7 +29,7 @@ for mpi in openmpi mpich; do
     echo "=== $mpi: make check"
     if ! make -C "$top/build/$mpi" check; then
         # Show what failed: the logs of the failing tests.
-        for log in "$top/build/$mpi"/tests/*.log; do
+        for log in "$top/build/$mpi"/tests/*/*.log; do
             grep -q '^:test-result: \(FAIL\|ERROR\)' "${log%.log}.trs" 2>/dev/null &&
                 { echo "--- $log"; tail -50 "$log"; }
         done
