@@ -26,6 +26,9 @@ typedef struct aip_schedule {
     void (*fill)(int rank, int p, int *peer);
 } aip_schedule;
 
+/* The schedules other modules run besides the table (node/node_exchange.c
+ * runs HSA's; tests/unit/schedule_test compares these with their papers'
+ * pseudo-code).  One that only the table runs is declared beside its row. */
 extern const aip_schedule aip_schedule_mpich; /* schedule_mpich.c */
 extern const aip_schedule aip_schedule_lsa;   /* schedule_lsa.c */
 extern const aip_schedule aip_schedule_hsa;   /* schedule_hsa.c */
