@@ -5,7 +5,11 @@
 # AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer and its
 # tests under both MPIs (build/sanitize-<mpi>), and one valgrind run of the
 # patched FFTW's mpi-bench --verify (build/sanitize-valgrind).
-# AIP_TEST_SANITIZE=no leaves the sanitizer step out.
+# AIP_TEST_SANITIZE=no leaves the sanitizer step out.  Last, make distcheck:
+# the release tarball builds, runs its tests, installs and uninstalls from
+# itself.  By default the library alone with its unit tests (a minute);
+# AIP_TEST_DISTCHECK=full: the patched FFTW and every test under Open MPI
+# too (about 20 minutes); no: left out.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/install-deps.sh" || exit 1
@@ -49,6 +53,29 @@ if [ "${AIP_TEST_SANITIZE:-yes}" != no ]; then
     what="$what, sanitizers and valgrind"
 fi
 
+# The tarball: make distcheck in build/openmpi's tree (which removes its own
+# build after it), counted below as one test.
+distcheck=${AIP_TEST_DISTCHECK:-library} distcheck_passed=0 distcheck_failed=0
+if [ "$distcheck" != no ] && [ -f "$top/build/openmpi/Makefile" ]; then
+    echo "=== distcheck ($distcheck)"
+    start=$(date +%s)
+    if [ "$distcheck" = full ]; then
+        set -- DISTCHECK_CONFIGURE_FLAGS="--with-mpi=openmpi"
+    else
+        set -- DISTCHECK_CONFIGURE_FLAGS="--with-mpi=openmpi --without-fftw" \
+            TESTS="tests/unit/schedule_test tests/unit/decision_test"
+    fi
+    if make -C "$top/build/openmpi" distcheck "$@" > "$top/build/distcheck.log" 2>&1; then
+        distcheck_passed=1
+    else
+        distcheck_failed=1
+        tail -n 40 "$top/build/distcheck.log"
+    fi
+    echo "=== distcheck: $([ $distcheck_passed -eq 1 ] && echo passed || echo FAILED)" \
+         "in $(($(date +%s) - start)) s (log: build/distcheck.log)"
+    what="$what, make distcheck"
+fi
+
 # One line for all, counted from automake's results (a failed build counts as a failure).
 count() {
     for dir in $dirs; do
@@ -56,9 +83,9 @@ count() {
             "$top/build/$dir"/tests/*/*.trs 2>/dev/null
     done | wc -l
 }
-passed=$(count PASS)
+passed=$(($(count PASS) + distcheck_passed))
 skipped=$(count SKIP)
-failed=$(($(count FAIL) + $(count ERROR) + failed_builds))
+failed=$(($(count FAIL) + $(count ERROR) + failed_builds + distcheck_failed))
 echo "$what:"
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
