@@ -12,11 +12,12 @@ set -eu
 # (libfftw3-mpi-dev) and runs it on Debian's library and on ours; its
 # fftw3-mpi.h includes fftw3.h, which is in libfftw3-dev, not a dependency.
 # tests/mpi/pmpi.sh compiles a Fortran caller of the PMPI layer with the MPI's
-# mpif90, which needs gfortran.
+# mpif90, which needs gfortran.  bench/peers/build.sh builds heFFTe with
+# cmake, heFFTe and fftMPI with g++.
 PACKAGES="gcc make autoconf automake libtool pkg-config time
 openmpi-bin libopenmpi-dev mpich libmpich-dev
 dpkg-dev xz-utils patch perl gnuplot-nox iproute2 util-linux
-libfftw3-mpi-dev libfftw3-dev gfortran"
+libfftw3-mpi-dev libfftw3-dev gfortran cmake g++"
 
 missing=""
 for pkg in $PACKAGES; do

@@ -18,7 +18,8 @@
 # flags skips the rebuild; the drivers are recompiled when their sources
 # change.  Prints each peer's version, the source it was built from and the
 # build time.  bench/peers/check.sh runs them.  On a shared machine run it as
-# `nice -n 10 bench/peers/build.sh`.
+# `nice -n 10 bench/peers/build.sh`.  Installs what is missing
+# (scripts/install-deps.sh: the project's packages, cmake and g++ among them).
 #
 # Environment:
 #   MPI        openmpi (default) or mpich: compiles with mpicc.$MPI and
@@ -34,7 +35,8 @@
 #   PFFT_FFTW  the FFTW with MPI for PFFT, a prefix with include/fftw3-mpi.h
 #              and lib/libfftw3_mpi.so (default build/$MPI/fftw, the project's
 #              patched FFTW, which scripts/build.sh $MPI stages); pfft-debian
-#              uses /usr, whose libfftw3_mpi links Open MPI only
+#              uses /usr, whose libfftw3_mpi links Open MPI only (PFFT_DEBIAN=no
+#              leaves it out)
 #
 # Fixes to the peers' builds, applied here:
 #   PFFT     configure.ac and m4/ax_cc_maxopt.m4 keep the user's CFLAGS only if
@@ -48,7 +50,9 @@
 #   heFFTe   CMAKE_DISABLE_FIND_PACKAGE_Git, or heFFTe's CMake runs `git log`
 #            in build/peers/ and records this project's commit as its own.
 #            Heffte_ENABLE_TESTING (default ON) is what builds the benchmarks;
-#            only they and the library are made, not the ~40 unit tests.
+#            only they and the library are made, not its tests and examples.
+#   fftMPI   none: src/memory.cpp includes malloc.h only for the Intel
+#            compiler, and what it uses (posix_memalign) is stdlib.h's.
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -81,25 +85,6 @@ PFFT_CFLAGS="-O3"
 DRIVER_FLAGS="-O2 -g"
 
 die() { echo "build.sh: $*" >&2; exit 1; }
-
-# ---- Packages ----
-
-# The project's packages (MPIs, FFTW, autotools), then the peers' own:
-# heFFTe's CMake and the C++ compiler of heFFTe and fftMPI.
-install_packages() {
-    "$top/scripts/install-deps.sh" >/dev/null
-    missing=""
-    for pkg in cmake g++; do
-        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" ||
-            missing="$missing $pkg"
-    done
-    [ -z "$missing" ] && return 0
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo=sudo
-    echo "build.sh: installing$missing"
-    $sudo apt-get update -q
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
-}
 
 # ---- Sources ----
 
@@ -371,7 +356,7 @@ for peer in $peers; do
     *) echo "usage: build.sh [heffte|fftmpi|pfft ...]" >&2; exit 2 ;;
     esac
 done
-install_packages
+"$top/scripts/install-deps.sh" >/dev/null # cmake and g++ among them
 mkdir -p "$PEERS_DIR"
 echo "build.sh: $MPI ($MPICC, $MPICXX), cache $PEERS_DIR"
 for peer in $peers; do
@@ -380,7 +365,7 @@ for peer in $peers; do
     fftmpi) build_fftmpi ;;
     pfft)
         build_pfft pfft "$PFFT_FFTW"
-        if [ "$MPI" = openmpi ] && [ "$PFFT_FFTW" != /usr ]; then
+        if [ "$MPI" = openmpi ] && [ "$PFFT_FFTW" != /usr ] && [ "${PFFT_DEBIAN:-yes}" = yes ]; then
             build_pfft pfft-debian /usr
         fi
         ;;

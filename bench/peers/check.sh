@@ -109,7 +109,7 @@ for peer in $peers; do
     heffte)
         bin="$PEERS_DIR/heffte/bin"
         need "$bin/heffte_fft3d"
-        echo "-- heffte: $(sed '1,/^--$/d;2q' "$PEERS_DIR/heffte/stamp")"
+        echo "-- heffte: $(sed -n '/^--$/{n;p;q}' "$PEERS_DIR/heffte/stamp")"
         for np in $ranks; do
             for options in "" "-d slabs" "-t" "-k r2c" "-k r2c -d slabs -t"; do
                 # shellcheck disable=SC2086 # the options are words
@@ -124,7 +124,7 @@ for peer in $peers; do
     fftmpi)
         bin="$PEERS_DIR/fftmpi/bin"
         need "$bin/test3d"
-        echo "-- fftmpi: $(sed '1,/^--$/d;2q' "$PEERS_DIR/fftmpi/stamp")"
+        echo "-- fftmpi: $(sed -n '/^--$/{n;p;q}' "$PEERS_DIR/fftmpi/stamp")"
         TIME_PATTERN="time/fft3d"
         for np in $ranks; do
             # slabs in and out (fftMPI still goes through its own pencils)
@@ -144,7 +144,7 @@ for peer in $peers; do
                 continue # only built under Open MPI
             fi
             need "$bin/pfft_fft3d"
-            echo "-- $build: $(sed '1,/^--$/d;2q' "$PEERS_DIR/$build/stamp")"
+            echo "-- $build: $(sed -n '/^--$/{n;p;q}' "$PEERS_DIR/$build/stamp")"
             for np in $ranks; do
                 for options in "-d slabs" "" "-t" "-k r2c" "-k r2c -d slabs -t"; do
                     # shellcheck disable=SC2086 # the options are words

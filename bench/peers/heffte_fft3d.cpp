@@ -268,6 +268,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     options o;
     bool stop;
+    opterr = me == 0; // one complaint, not one per rank
     int status = parse(argc, argv, o, stop);
     if (status != 0 || stop) {
         if (me == 0) usage(status ? stderr : stdout);
