@@ -30,8 +30,8 @@
 #                  API: c2c in place (plus heFFTe's workspace), r2c out of
 #                  place (heFFTe has no in-place r2c)
 #   heffte-speed3d heFFTe's own benchmark (speed3d_c2c -slabs, speed3d_r2c):
-#                  it reports the mean of its forward-backward pairs, halved
-#                  here; min and median are that mean
+#                  its "Time per run" is the mean time of a transform over
+#                  its forward-backward pairs; min and median are that mean
 #   fftmpi         fftMPI's test3d on a 1 x 1 x P grid, c2c in place, forward
 #                  only (-m 2): min and median are its mean
 #   pfft-debian    bench/peers/pfft_fft3d (slabs) on Debian's FFTW (Open MPI only)
@@ -50,12 +50,20 @@
 #   CASES ["c2c:256:2 r2c:256:2 c2c:256:3 r2c:256:3 c2c:256:4 r2c:256:4"]
 #                  KIND:N:P, KIND c2c or r2c; 3 ranks make every shape uneven
 #   VARIANTS [all above]   ROUNDS [3]   REPEATS [5]
+#   REFERENCE [ours]  the variant the times are relative to
 #   OUT [bench/figures/peers], NAME [peers_$MPI]  $NAME.dat (one row per
 #                  run), $NAME.txt (the table, also printed), $NAME.png (time
-#                  relative to ours against memory as a multiple of the local
+#                  relative to REFERENCE against memory as a multiple of the local
 #                  array, one point per variant and case)
+# --report-only makes the table and the figure again from $NAME.dat.
 # More ranks than cores mean little for time: on 2 cores, compare at P = 2.
 set -eu
+case "${1:-}" in
+"") report_only=no ;;
+--report-only) report_only=yes ;;
+*) echo "usage: [MPI=... CASES=... VARIANTS=... ROUNDS=... REPEATS=...] peers.sh [--report-only]" >&2
+   exit 2 ;;
+esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 MPI=${MPI:-openmpi}
 CASES=${CASES:-"c2c:256:2 r2c:256:2 c2c:256:3 r2c:256:3 c2c:256:4 r2c:256:4"}
@@ -63,6 +71,7 @@ VARIANTS=${VARIANTS:-"ours stock or dor heffte-slabs heffte-pencils heffte-speed
 pfft-debian pfft-stock pfft-ours ours-measure stock-measure dor-measure pfft-ours-measure"}
 ROUNDS=${ROUNDS:-3}
 REPEATS=${REPEATS:-5}
+REFERENCE=${REFERENCE:-ours}
 OUT=${OUT:-$top/bench/figures/peers}
 build=$top/build/$MPI
 peers=$top/build/peers/$MPI
@@ -71,9 +80,10 @@ mpibench=$build/fftw/bin/mpi-bench
 NAME=${NAME:-peers_$MPI}
 dat=$OUT/$NAME.dat
 
-[ -x "$mpibench" ] || { echo "peers.sh: no $mpibench: run scripts/build.sh $MPI first" >&2; exit 1; }
+[ "$report_only" = yes ] || [ -x "$mpibench" ] || { echo "peers.sh: no $mpibench: run scripts/build.sh $MPI first" >&2; exit 1; }
 for peer in heffte fftmpi pfft; do
-    [ -d "$peers/$peer/bin" ] || { MPI=$MPI "$top/bench/peers/build.sh" >&2; break; }
+    [ "$report_only" = yes ] || [ -d "$peers/$peer/bin" ] ||
+        { MPI=$MPI "$top/bench/peers/build.sh" >&2; break; }
 done
 mkdir -p "$OUT"
 tmp=$(mktemp -d)
@@ -131,9 +141,8 @@ parse_times() {
         echo "$(seconds "$3" "${4%,}") $(seconds "${12}" "${13}")" ;;
     heffte-slabs | heffte-pencils | pfft-*)
         grep -v '^#' "$tmp/out" | awk 'NF >= 2 { print $1, $2; found = 1 } END { exit !found }' ;;
-    heffte-speed3d)  # forward and backward per run: half of it
-        awk '/Time per run/ { t = $(NF) + 0; if ($(NF) !~ /^[0-9.e+-]+$/) t = $(NF-1) + 0
-                              printf "%.6g %.6g\n", t / 2, t / 2; found = 1 }
+    heffte-speed3d)  # "Time per run: T (s)"
+        awk '/Time per run/ { printf "%.6g %.6g\n", $(NF-1), $(NF-1); found = 1 }
              END { exit !found }' "$tmp/out" ;;
     fftmpi)
         awk '/time\/fft3d/ { for (i = 1; i <= NF; i++) if ($i == "=") t = $(i+1)
@@ -149,6 +158,7 @@ local_bytes() {
         printf "%.0f", kind == "c2c" ? rows * n * n * 16 : rows * n * 2 * int(n / 2 + 1) * 8 }'
 }
 
+if [ "$report_only" = no ]; then
 echo "# peers.sh: $MPI, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, ROUNDS=$ROUNDS REPEATS=$REPEATS" > "$dat"
 echo "# round kind n ranks variant min_s median_s peak_kib local_bytes" >> "$dat"
 for round in $(seq "$ROUNDS"); do
@@ -172,9 +182,10 @@ for round in $(seq "$ROUNDS"); do
         done
     done
 done
+fi
 
 # The table: per case and variant, over the rounds
-awk '
+awk -v ref="$REFERENCE" '
     /^#/ { next }
     {
         key = $2 " " $3 " " $4; v = $5
@@ -194,11 +205,11 @@ awk '
         return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
     }
     END {
-        print "| transform | variant | min time (s) | median (s) | x ours (min) | peak MiB/rank | x local array |"
+        print "| transform | variant | min time (s) | median (s) | x " ref " (min) | peak MiB/rank | x local array |"
         print "|---|---|---|---|---|---|---|"
         for (k = 1; k <= nk; k++) {
             key = keys[k]; split(key, f, " ")
-            ours = ((key, "ours") in lo) ? lo[key, "ours"] : 0
+            base = ((key, ref) in lo) ? lo[key, ref] : 0
             for (i = 1; i <= nv[key]; i++) {
                 v = vorder[key, i]
                 if (!((key, v) in lo)) {
@@ -207,23 +218,23 @@ awk '
                 }
                 printf "| %s %d^3, %d ranks | %s | %.3f | %.3f | %s | %.0f | %.2f |\n",
                        f[1], f[2], f[3], v, lo[key, v], median(key, v),
-                       (ours > 0 ? sprintf("%.2f", lo[key, v] / ours) : "-"),
+                       (base > 0 ? sprintf("%.2f", lo[key, v] / base) : "-"),
                        peak[key, v] / 1024, peak[key, v] * 1024 / local[key]
             }
         }
     }' "$dat" | tee "$OUT/$NAME.txt"
 
-# The figure: each point a variant on a case, time relative to ours against
+# The figure: each point a variant on a case, time relative to REFERENCE against
 # memory relative to the local array
-awk '/^#/ || $6 == "failed" { next }
+awk -v ref="$REFERENCE" '/^#/ || $6 == "failed" { next }
      { key = $2 " " $3 " " $4
        if (!((key, $5) in lo) || $6 < lo[key, $5]) lo[key, $5] = $6
        if ($8 > peak[key, $5]) peak[key, $5] = $8
        local[key] = $9; if (!($5 in vseen)) { vseen[$5] = 1; vs[++nv] = $5 }
        if (!(key in kseen)) { kseen[key] = 1; ks[++nk] = key } }
      END { for (i = 1; i <= nv; i++) { print "# " vs[i] > names
-             for (k = 1; k <= nk; k++) if ((ks[k], vs[i]) in lo && (ks[k], "ours") in lo)
-                 printf "%.4f %.4f\n", lo[ks[k], vs[i]] / lo[ks[k], "ours"],
+             for (k = 1; k <= nk; k++) if ((ks[k], vs[i]) in lo && (ks[k], ref) in lo)
+                 printf "%.4f %.4f\n", lo[ks[k], vs[i]] / lo[ks[k], ref],
                         peak[ks[k], vs[i]] * 1024 / local[ks[k]]
              print ""; print "" } }' names="$tmp/names" "$dat" > "$tmp/points"
 names=
@@ -232,8 +243,9 @@ if command -v gnuplot > /dev/null 2>&1; then
     gnuplot <<EOF
 set terminal pngcairo size 900,600
 set output "$OUT/$NAME.png"
-set title "FFT of N^3 on P ranks ($MPI, FFTW_ESTIMATE): $(echo $CASES)"
-set xlabel "time / ours' time (min of the rounds)"
+set termoption noenhanced
+set title "FFT of N^3 on P ranks, $MPI: $(awk '!/^#/ { k = $2 ":" $3 ":" $4; if (!(k in s)) { s[k]; printf "%s ", k } }' "$dat")"
+set xlabel "time / $REFERENCE's time (min of the rounds)"
 set ylabel "peak memory per rank / local array"
 set logscale y
 set key outside right

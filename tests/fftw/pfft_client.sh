@@ -6,8 +6,9 @@
 # PFFT is built from its upstream source over this build's patched FFTW
 # (bench/peers/build.sh pfft, PFFT_FFTW=$FFTW_STAGE), cached in the build
 # tree's test-cache.  Then, each with FFTW_MPI_INPLACE_ALGORITHM=auto and
-# AIP_DEBUG=1, every run must be right and must have run our transposes
-# (the library's "alltoall_inplace: ..." lines on stderr):
+# AIP_DEBUG=1, every run must be right and must have planned our
+# transposes (the library's "alltoall_inplace: ..." lines on stderr; the
+# variable leaves FFTW's own out of in-place transposes):
 #
 # - bench/peers/pfft_fft3d, which checks a single-mode transform exactly and
 #   the round trip of random input (exit status 1 beyond 1e-9 relative): c2c
@@ -78,8 +79,7 @@ driver() {
     elif ! ours_ran; then
         fail "$what ran none of our transposes"
     else
-        echo "ok: $what ($(sed -n 's/^alltoall_inplace: \([^,]*\),.*/\1/p' "$out" | sort -u |
-            paste -sd ';'))"
+        echo "ok: $what ($(grep -c '^alltoall_inplace: AIP_' "$out") plans of ours)"
     fi
 }
 
