@@ -211,11 +211,19 @@ build() {
     stage "$tree"
 }
 
+# The configured tree the stage links to, for install and uninstall.
+staged_tree() { readlink -f "$FFTW_STAGE/build" || die "build FFTW first"; }
+
+# make_in_prefix TREE TARGET: FFTW's make install or uninstall, honouring DESTDIR.
+make_in_prefix() {
+    make -C "$1" "$2" DESTDIR="${DESTDIR:-}" > "$1/$2.log" 2>&1 ||
+        { tail -n 30 "$1/$2.log"; die "make $2 of FFTW failed"; }
+}
+
 install_fftw() {
     local b
-    b=$(readlink -f "$FFTW_STAGE/build") || die "build FFTW first"
-    make -C "$b" install DESTDIR="${DESTDIR:-}" > "$b/install.log" 2>&1 ||
-        { tail -n 30 "$b/install.log"; die "make install of FFTW failed"; }
+    b=$(staged_tree)
+    make_in_prefix "$b" install
     mkdir -p "${DESTDIR:-}$BINDIR"
     "$b/libtool" --mode=install install -c "$b/mpi/mpi-bench" \
         "${DESTDIR:-}$BINDIR/mpi-bench" >> "$b/install.log" 2>&1 ||
@@ -224,9 +232,8 @@ install_fftw() {
 
 uninstall_fftw() {
     local b
-    b=$(readlink -f "$FFTW_STAGE/build") || die "build FFTW first"
-    make -C "$b" uninstall DESTDIR="${DESTDIR:-}" > "$b/uninstall.log" 2>&1 ||
-        { tail -n 30 "$b/uninstall.log"; die "make uninstall of FFTW failed"; }
+    b=$(staged_tree)
+    make_in_prefix "$b" uninstall
     rm -f "${DESTDIR:-}$BINDIR/mpi-bench"
 }
 
