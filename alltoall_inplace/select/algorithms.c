@@ -38,9 +38,9 @@ static int schedule_allocate(const aip_algorithm_row *row, const aip_call *call,
     { id, name, kind, summary, .run = run_, .aux_bytes = aux_bytes_, .ring = 1,                \
       .allocate = aip_index_space_allocate, .release = free, .bytes = aip_index_space_bytes }
 
-/* A schedule that only its row runs is declared here, beside the row (as
- * FFTW's codelet lists declare their codelets); schedule.h declares those
- * that other modules run too. */
+/* A new schedule that only its row runs needs no line in schedule.h:
+ * declare it here, above the table, as FFTW's codelet lists declare their
+ * codelets.  schedule.h declares the schedules other modules run too. */
 
 static const aip_algorithm_row table[] = {
     CHOICE(AIP_ALGORITHM_DEFAULT, "default", "$AIP_ALGORITHM if set, else auto"),
