@@ -184,67 +184,81 @@ for round in $(seq "$ROUNDS"); do
 done
 fi
 
-# The table: per case and variant, over the rounds
-awk -v ref="$REFERENCE" '
+# Per case and variant over the rounds, in the order they ran: "kind n ranks
+# variant min_s median_s peak_kib local_bytes" (min and peak "-" if every
+# run failed).  The table and the figure both read it.
+awk '
     /^#/ { next }
     {
-        key = $2 " " $3 " " $4; v = $5
-        if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
-        if (!((key, v) in runs)) { vorder[key, ++nv[key]] = v }
-        runs[key, v]++
-        if ($6 == "failed") { failed[key, v] = 1; next }
-        if (!((key, v) in lo) || $6 < lo[key, v]) lo[key, v] = $6
-        med[key, v, ++nm[key, v]] = $7
-        if ($8 > peak[key, v]) peak[key, v] = $8
+        key = $2 " " $3 " " $4 " " $5
+        if (!(key in runs)) order[++n] = key
+        runs[key]++
+        if ($6 == "failed") next
+        if (!(key in lo) || $6 < lo[key]) lo[key] = $6
+        med[key, ++nm[key]] = $7
+        if ($8 > peak[key]) peak[key] = $8
         local[key] = $9
     }
-    function median(key, v,    n, i, j, t, a) {
-        n = nm[key, v]
-        for (i = 1; i <= n; i++) a[i] = med[key, v, i]
+    function median(key,    n, i, j, t, a) {
+        n = nm[key]
+        for (i = 1; i <= n; i++) a[i] = med[key, i]
         for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j] < a[j-1]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
         return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
     }
     END {
+        for (i = 1; i <= n; i++)
+            if (order[i] in lo)
+                print order[i], lo[order[i]], median(order[i]), peak[order[i]], local[order[i]]
+            else
+                print order[i], "- - - -"
+    }' "$dat" > "$tmp/summary"
+
+# The table
+awk -v ref="$REFERENCE" '
+    $4 == ref && $5 != "-" { base[$1, $2, $3] = $5 }
+    { row[NR] = $0 }
+    END {
         print "| transform | variant | min time (s) | median (s) | x " ref " (min) | peak MiB/rank | x local array |"
         print "|---|---|---|---|---|---|---|"
-        for (k = 1; k <= nk; k++) {
-            key = keys[k]; split(key, f, " ")
-            base = ((key, ref) in lo) ? lo[key, ref] : 0
-            for (i = 1; i <= nv[key]; i++) {
-                v = vorder[key, i]
-                if (!((key, v) in lo)) {
-                    printf "| %s %d^3, %d ranks | %s | failed | | | | |\n", f[1], f[2], f[3], v
-                    continue
-                }
-                printf "| %s %d^3, %d ranks | %s | %.3f | %.3f | %s | %.0f | %.2f |\n",
-                       f[1], f[2], f[3], v, lo[key, v], median(key, v),
-                       (base > 0 ? sprintf("%.2f", lo[key, v] / base) : "-"),
-                       peak[key, v] / 1024, peak[key, v] * 1024 / local[key]
+        for (i = 1; i <= NR; i++) {
+            split(row[i], f, " ")
+            if (f[5] == "-") {
+                printf "| %s %d^3, %d ranks | %s | failed | | | | |\n", f[1], f[2], f[3], f[4]
+                continue
             }
+            b = base[f[1], f[2], f[3]]
+            printf "| %s %d^3, %d ranks | %s | %.3f | %.3f | %s | %.0f | %.2f |\n",
+                   f[1], f[2], f[3], f[4], f[5], f[6], (b > 0 ? sprintf("%.2f", f[5] / b) : "-"),
+                   f[7] / 1024, f[7] * 1024 / f[8]
         }
-    }' "$dat" | tee "$OUT/$NAME.txt"
+    }' "$tmp/summary" | tee "$OUT/$NAME.txt"
 
-# The figure: each point a variant on a case, time relative to REFERENCE against
-# memory relative to the local array
-awk -v ref="$REFERENCE" '/^#/ || $6 == "failed" { next }
-     { key = $2 " " $3 " " $4
-       if (!((key, $5) in lo) || $6 < lo[key, $5]) lo[key, $5] = $6
-       if ($8 > peak[key, $5]) peak[key, $5] = $8
-       local[key] = $9; if (!($5 in vseen)) { vseen[$5] = 1; vs[++nv] = $5 }
-       if (!(key in kseen)) { kseen[key] = 1; ks[++nk] = key } }
-     END { for (i = 1; i <= nv; i++) { print "# " vs[i] > names
-             for (k = 1; k <= nk; k++) if ((ks[k], vs[i]) in lo && (ks[k], ref) in lo)
-                 printf "%.4f %.4f\n", lo[ks[k], vs[i]] / lo[ks[k], ref],
-                        peak[ks[k], vs[i]] * 1024 / local[ks[k]]
-             print ""; print "" } }' names="$tmp/names" "$dat" > "$tmp/points"
+# The figure: each point a variant on a case, time relative to REFERENCE
+# against memory relative to the local array; one block of points per variant
+awk -v ref="$REFERENCE" -v names="$tmp/names" '
+    $5 == "-" { next }
+    { row[NR] = $0; if (!($4 in seen)) { seen[$4]; vs[++nv] = $4 } }
+    $4 == ref { base[$1, $2, $3] = $5 }
+    END {
+        for (i = 1; i <= nv; i++) {
+            print vs[i] > names
+            for (r = 1; r <= NR; r++) {
+                if (!(r in row)) continue
+                split(row[r], f, " ")
+                if (f[4] == vs[i] && (f[1], f[2], f[3]) in base)
+                    printf "%.4f %.4f\n", f[5] / base[f[1], f[2], f[3]], f[7] * 1024 / f[8]
+            }
+            print ""; print ""
+        }
+    }' "$tmp/summary" > "$tmp/points"
 names=
 if command -v gnuplot > /dev/null 2>&1; then
-    names=$(sed 's/^# //' "$tmp/names" | tr '\n' ' ')
+    names=$(tr '\n' ' ' < "$tmp/names")
     gnuplot <<EOF
 set terminal pngcairo size 900,600
 set output "$OUT/$NAME.png"
 set termoption noenhanced
-set title "FFT of N^3 on P ranks, $MPI: $(awk '!/^#/ { k = $2 ":" $3 ":" $4; if (!(k in s)) { s[k]; printf "%s ", k } }' "$dat")"
+set title "FFT of N^3 on P ranks, $MPI: $(awk '{ k = $1 ":" $2 ":" $3; if (!(k in s)) { s[k]; printf "%s ", k } }' "$tmp/summary")"
 set xlabel "time / $REFERENCE's time (min of the rounds)"
 set ylabel "peak memory per rank / local array"
 set logscale y

@@ -16,13 +16,15 @@
 # error is the input's size.
 #
 # Environment: MPI (openmpi or mpich, default openmpi), PEERS_DIR (build.sh's,
-# default build/peers/$MPI), CHECK_TIMEOUT (seconds per run, default 300).
+# default build/peers/$MPI), AIP_TEST_TIMEOUT (seconds per run, default 300;
+# the runs go through tests/mpirun.sh of build/$MPI, as the tests do).
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 MPI=${MPI:-openmpi}
 PEERS_DIR=${PEERS_DIR:-$top/build/peers/$MPI}
-limit=${CHECK_TIMEOUT:-300}
+launcher=$top/build/$MPI/tests/mpirun.sh
+[ -x "$launcher" ] || { echo "check.sh: no $launcher: run scripts/build.sh $MPI first" >&2; exit 1; }
 size=64 ranks="2 3 4"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -37,20 +39,6 @@ tolerance=1e-9
 failures=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-
-# mpirun NP PROGRAM ARGS...: as tests/mpirun.sh runs tests, explicitly by MPI.
-mpirun() {
-    np=$1
-    shift
-    case "$MPI" in
-    openmpi)
-        # Open MPI refuses root and more ranks than cores unless told.
-        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-            timeout "$limit" mpirun.openmpi --oversubscribe -np "$np" "$@" ;;
-    mpich) timeout "$limit" mpirun.mpich -np "$np" "$@" ;;
-    *) echo "check.sh: MPI must be openmpi or mpich" >&2; exit 2 ;;
-    esac
-}
 
 # verdict OK TEXT NP COMMAND...: one line for a run.
 verdict() {
@@ -68,7 +56,7 @@ verdict() {
 driver() {
     np=$1
     shift
-    if mpirun "$np" "$@" >"$out" 2>&1; then
+    if "$launcher" "$np" "$@" >"$out" 2>&1; then
         ok=yes text=$(tail -n 1 "$out")
     else
         ok=no text=$(grep -m1 -E 'FAILED|wrong|rror' "$out" || tail -n 1 "$out")
@@ -84,7 +72,7 @@ own() {
     np=$1 pattern=$2
     shift 2
     status=0
-    mpirun "$np" "$@" >"$out" 2>&1 || status=$?
+    "$launcher" "$np" "$@" >"$out" 2>&1 || status=$?
     error=$(sed -n "s/.*$pattern *\([-+.0-9eE]*\).*/\1/p" "$out" | tail -n 1)
     time=$(grep -m1 -E "$TIME_PATTERN" "$out" | sed 's/^ *//' || true)
     program=${1##*/}
