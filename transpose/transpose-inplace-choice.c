@@ -205,3 +205,12 @@ int XM(transpose_inplace_preempts)(const problem_mpi_transpose *p,
      if (choice == CHOICE_OFF) return 0;
      return choice != CHOICE_UNSET || INPLACE_ALLTOALLP(plnr);
 }
+
+/* Whether in-place transposes on comm may go through our solvers at all:
+   the bigvec layout they alone make cheap (transpose-inplace.c, "Blocks
+   of the vector") is offered only then, so that
+   FFTW_MPI_INPLACE_ALGORITHM=off plans exactly as stock FFTW. */
+int XM(transpose_inplace_on)(MPI_Comm comm)
+{
+     return agreed_choice(comm) != CHOICE_OFF;
+}

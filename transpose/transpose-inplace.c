@@ -107,6 +107,15 @@ typedef struct {
      INT *leaders, cycles;
 } tuple_transpose;
 
+/* rows x segments of reals, row-major, every segment `width` reals but
+   the last, `last` <= width, and the same rows segment-major: all rows'
+   first segments, then all rows' second ones, ... */
+typedef struct {
+     INT rows, segments, width, last;
+     int to_rows; /* 0: row-major -> segment-major, 1: back */
+     tuple_transpose cycles; /* of the segments cut to `last` reals */
+} segment_move;
+
 typedef struct {
      plan_mpi_transpose super;
 
@@ -116,6 +125,11 @@ typedef struct {
      /* the local transposes of long tuples, when done here (tuple != 0;
 	then pre replaces cld1, post replaces cld2, cld2rest and cld3) */
      tuple_transpose pre, post;
+
+     /* where one side is locally transposed, the moves of whole blocks
+	that replace those transposes (segments != 0): before the exchange
+	for TRANSPOSED_OUT, after it for TRANSPOSED_IN */
+     segment_move to_blocks, to_rows;
 
      /* the exchange: the library's plan, on comm (errors returned) */
      AIP_Plan exchange;
@@ -223,6 +237,105 @@ static void tuple_transpose_ops(const tuple_transpose *t, opcnt *ops)
      ops->other += 2 * t->rows * t->cols * (t->tuple + 30);
 }
 
+/* ---- Blocks of rows, where one side is locally transposed -------------
+
+   A transpose whose output may stay locally transposed (TRANSPOSED_OUT:
+   nx x bt instead of bt x nx) needs no local transpose at all, only its
+   b x ny rows cut into the b x dbt blocks the processes receive: those
+   blocks, laid one after the other, are what the exchange sends, and what
+   arrives, db x bt from each process in process order, is nx x bt.  The
+   mirror case (TRANSPOSED_IN) lays the arriving bt x db blocks back into
+   bt x nx rows.  This is the move of FFTW's DISCONTIG bigvec layout (its
+   b x P tuples), for any block sizes: FFTW's blocks are `width` but the
+   last, so a row is q segments of which the last is e = width - last
+   reals short.  Put aside each full segment's last e reals (rows (q-1) e
+   reals in all, which applicability bounds by TUPLE_CHUNK), and the
+   segments, all `last` long, are a rows x q matrix of tuples, transposed
+   by the cycles above; the e reals go back as the blocks spread to their
+   widths.  Both squeezes go front to back, each segment landing no later
+   than it starts, and both spreads back to front, each landing no earlier:
+   nothing is overwritten before it moves.  Three passes over the data
+   where e > 0, one where the blocks are equal; FFTW's in-place rank-0
+   transposes of the same data take several (rdft-transpose-cut/gcd). */
+
+/* the offset of segment j of row i, row-major (s = 0) or segment-major */
+static INT row_major(const segment_move *m, INT i, INT j)
+{
+     return i * ((m->segments - 1) * m->width + m->last) + j * m->width;
+}
+
+static INT segment_major(const segment_move *m, INT i, INT j)
+{
+     return j * m->rows * m->width + i * (j < m->segments - 1 ? m->width : m->last);
+}
+
+static void segment_move_init(segment_move *m, INT rows, INT segments,
+			      INT width, INT last, int to_rows)
+{
+     m->rows = rows;
+     m->segments = segments;
+     m->width = width;
+     m->last = last;
+     m->to_rows = to_rows;
+     if (to_rows)
+	  tuple_transpose_init(&m->cycles, segments, rows, last);
+     else
+	  tuple_transpose_init(&m->cycles, rows, segments, last);
+}
+
+/* The reals put aside: e at the end of every full segment. */
+static INT segment_spare(INT rows, INT segments, INT width, INT last)
+{
+     return rows * (segments - 1) * (width - last);
+}
+
+static void move_segments(const segment_move *m, R *a)
+{
+     INT rows = m->rows, q = m->segments, r = m->last, e = m->width - r;
+     INT (*from)(const segment_move *, INT, INT) = m->to_rows ? segment_major : row_major;
+     INT (*to)(const segment_move *, INT, INT) = m->to_rows ? row_major : segment_major;
+     R *spare = 0;
+     INT k, n = rows * q;
+
+     if (e > 0) { /* squeeze every segment to r reals, in source order */
+	  spare = (R *) MALLOC(sizeof(R) * (size_t) X(imax)(segment_spare(rows, q, m->width, r), 1),
+			       BUFFERS);
+	  for (k = 0; k < n; ++k) {
+	       INT i = m->to_rows ? k % rows : k / q, j = m->to_rows ? k / rows : k % q;
+	       R *at = a + from(m, i, j);
+	       if (j < q - 1)
+		    memcpy(spare + (i * (q - 1) + j) * e, at + r, sizeof(R) * (size_t) e);
+	       memmove(a + k * r, at, sizeof(R) * (size_t) r);
+	  }
+     }
+     transpose_tuples(&m->cycles, a);
+     if (e > 0) { /* and spread them to their widths, in target order, back to front */
+	  for (k = n - 1; k >= 0; --k) {
+	       INT i = m->to_rows ? k / q : k % rows, j = m->to_rows ? k % q : k / rows;
+	       R *at = a + to(m, i, j);
+	       memmove(at, a + k * r, sizeof(R) * (size_t) r);
+	       if (j < q - 1)
+		    memcpy(at + r, spare + (i * (q - 1) + j) * e, sizeof(R) * (size_t) e);
+	  }
+	  X(ifree)(spare);
+     }
+}
+
+static void print_segment_move(const segment_move *m, printer *p)
+{
+     p->print(p, "%((%s-%Dx%D-x%D/%D)%)", m->to_rows ? "blocks-to-rows" : "rows-to-blocks",
+	      m->rows, m->segments, m->width, m->last);
+}
+
+/* The squeezes and spreads pass over the data once each, as does a
+   transpose of the cycles. */
+static void segment_move_ops(const segment_move *m, opcnt *ops)
+{
+     tuple_transpose_ops(&m->cycles, ops);
+     if (m->width != m->last)
+	  ops->other += 4 * m->rows * m->segments * m->width;
+}
+
 static void apply(const plan *ego_, R *I, R *O)
 {
      const P *ego = (const P *) ego_;
@@ -231,7 +344,9 @@ static void apply(const plan *ego_, R *I, R *O)
      UNUSED(O); /* == I */
 
      /* transpose locally to make each destination's block contiguous */
-     if (ego->pre.tuple)
+     if (ego->to_blocks.segments)
+	  move_segments(&ego->to_blocks, I);
+     else if (ego->pre.tuple)
 	  transpose_tuples(&ego->pre, I);
      else if (ego->cld1) {
 	  cld = (plan_rdft *) ego->cld1;
@@ -242,6 +357,12 @@ static void apply(const plan *ego_, R *I, R *O)
 
      /* transpose locally, again, to get ordinary row-major (or the
 	TRANSPOSED_OUT order) */
+     if (ego->to_blocks.segments)
+	  return; /* what arrived is the locally transposed output */
+     if (ego->to_rows.segments) {
+	  move_segments(&ego->to_rows, I);
+	  return;
+     }
      if (ego->post.tuple) {
 	  transpose_tuples(&ego->post, I);
 	  return;
@@ -278,6 +399,8 @@ static void destroy(plan *ego_)
      P *ego = (P *) ego_;
      X(ifree0)(ego->pre.leaders);
      X(ifree0)(ego->post.leaders);
+     X(ifree0)(ego->to_blocks.cycles.leaders);
+     X(ifree0)(ego->to_rows.cycles.leaders);
      AIP_Plan_free(&ego->exchange); /* before comm, which carries its messages */
      MPI_Comm_free(&ego->comm);
      X(plan_destroy_internal)(ego->cld3);
@@ -294,13 +417,17 @@ static void print(const plan *ego_, printer *p)
      if (runs != ego->algorithm) /* the library's fallback on these nodes */
 	  p->print(p, "-runs-%s", AIP_Algorithm_name(runs));
      p->print(p, "-aux%D", (INT) AIP_Plan_bytes(ego->exchange));
-     if (ego->pre.tuple)
+     if (ego->to_blocks.segments)
+	  print_segment_move(&ego->to_blocks, p);
+     else if (ego->pre.tuple)
 	  print_tuple_transpose(&ego->pre, p);
      else
 	  p->print(p, "%(%p%)", ego->cld1);
-     if (ego->post.tuple)
+     if (ego->to_rows.segments)
+	  print_segment_move(&ego->to_rows, p);
+     else if (ego->post.tuple)
 	  print_tuple_transpose(&ego->post, p);
-     else
+     else if (!ego->to_blocks.segments) /* which needs nothing after */
 	  p->print(p, "%(%p%)%(%p%)%(%p%)", ego->cld2, ego->cld2rest, ego->cld3);
      p->print(p, ")");
 }
@@ -400,6 +527,23 @@ static int plan_exchange(const S *ego, const problem_mpi_transpose *p,
      return rc == MPI_SUCCESS;
 }
 
+/* Whether rows of n items of vn reals, cut into FFTW's blocks of `block`,
+   move as segments (move_segments): more than one block, and at most
+   TUPLE_CHUNK reals put aside for up to max_rows rows, the most any
+   process has (so that every process makes the same choice). */
+static int segments_fit(INT max_rows, INT n, INT block, INT vn)
+{
+     INT q = XM(num_blocks)(n, block), last = n - (q - 1) * block;
+     return q > 1 && segment_spare(max_rows, q, block * vn, last * vn) <= TUPLE_CHUNK;
+}
+
+static void segment_move_of(segment_move *m, INT rows, INT n, INT block,
+			    INT vn, int to_rows)
+{
+     INT q = XM(num_blocks)(n, block);
+     segment_move_init(m, rows, q, block * vn, (n - (q - 1) * block) * vn, to_rows);
+}
+
 static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 {
      const S *ego = (const S *) ego_;
@@ -409,7 +553,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      INT b, vn, n, unit, rest_Ioff, rest_Ooff;
      int my_pe, n_pes;
      int general = ego->general;
-     int pre_here, post_here;
+     int pre_here, post_here, to_blocks, to_rows;
      MPI_Comm comm;
      AIP_Plan exchange;
      R *I;
@@ -434,9 +578,15 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      if (!exchange_unit(p, n, &unit))
 	  return (plan *) 0;
 
+     /* one side locally transposed: blocks to move, not transposes */
+     to_blocks = (p->flags & (TRANSPOSED_IN | TRANSPOSED_OUT)) == TRANSPOSED_OUT
+	  && segments_fit(p->block, p->ny, p->tblock, vn);
+     to_rows = (p->flags & (TRANSPOSED_IN | TRANSPOSED_OUT)) == TRANSPOSED_IN
+	  && segments_fit(p->tblock, p->nx, p->block, vn);
+
      /* b x ny x vn -> ny x b x vn; the same choice on every process */
-     pre_here = !(p->flags & TRANSPOSED_IN) && long_tuples(vn);
-     if (!(p->flags & TRANSPOSED_IN) && !pre_here) {
+     pre_here = !(p->flags & TRANSPOSED_IN) && !to_blocks && long_tuples(vn);
+     if (!(p->flags & TRANSPOSED_IN) && !to_blocks && !pre_here) {
 	  cld1 = X(mkplan_f_d)(plnr,
 			       X(mkproblem_rdft_0_d)(X(mktensor_3d)
 						     (b, p->ny * vn, vn,
@@ -448,10 +598,10 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      }
 
      /* nx/block x bt x block*vn -> bt x nx x vn, with equal blocks */
-     post_here = !(p->flags & TRANSPOSED_OUT) && p->nx % p->block == 0
+     post_here = !(p->flags & TRANSPOSED_OUT) && !to_rows && p->nx % p->block == 0
 	  && long_tuples(p->block * vn);
      rest_Ioff = rest_Ooff = 0;
-     if (!post_here
+     if (!post_here && !to_blocks && !to_rows
 	 && XM(any_true)(!XM(mkplans_posttranspose)(p, plnr, I, I, my_pe,
 						    &cld2, &cld2rest, &cld3,
 						    &rest_Ioff, &rest_Ooff),
@@ -475,6 +625,13 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      if (post_here)
 	  tuple_transpose_init(&pln->post, p->nx / p->block,
 			       XM(block)(p->ny, p->tblock, my_pe), p->block * vn);
+     pln->to_blocks.segments = pln->to_rows.segments = 0;
+     pln->to_blocks.cycles.leaders = pln->to_rows.cycles.leaders = 0;
+     if (to_blocks)
+	  segment_move_of(&pln->to_blocks, b, p->ny, p->tblock, vn, 0);
+     if (to_rows)
+	  segment_move_of(&pln->to_rows, XM(block)(p->ny, p->tblock, my_pe),
+			  p->nx, p->block, vn, 1);
 
      pln->exchange = exchange;
      pln->algorithm = ego->algorithm;
@@ -487,6 +644,8 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      if (cld3) X(ops_add2)(&cld3->ops, &pln->super.super.ops);
      if (pre_here) tuple_transpose_ops(&pln->pre, &pln->super.super.ops);
      if (post_here) tuple_transpose_ops(&pln->post, &pln->super.super.ops);
+     if (to_blocks) segment_move_ops(&pln->to_blocks, &pln->super.super.ops);
+     if (to_rows) segment_move_ops(&pln->to_rows, &pln->super.super.ops);
      /* FFTW counts no cost for MPI (see transpose-pairwise's FIXME), so the
 	estimate only orders the instances, as the library's table does;
 	timing planners (MEASURE, PATIENT) decide by measurement instead. */

@@ -1,0 +1,72 @@
+#!/bin/sh
+# fftw_blocks.sh - in-place transforms whose transposes move whole blocks
+# instead of transposing (transpose-inplace.c, "Blocks of rows"), under
+# ESTIMATE on 3 and 4 ranks.  Each problem below must verify (mpi-bench
+# --verify), and its plan (-v2) must be the layout of fftw-patches/0004,
+# mpi-*-rank1-bigvec/contig-transposed, whose transposes are a
+# rows-to-blocks move before the 1D transforms and a blocks-to-rows move
+# after.  The list covers the three kinds of rank-1 bigvec (r2c and c2r
+# through their complex part, c2c, r2r), blocks of the vector short by 1 to
+# 3 items (the reals put aside) and a rank without rows.  With
+# FFTW_MPI_INPLACE_ALGORITHM=off each must plan without the layout and
+# without our transposes: stock FFTW's plans stay stock.
+#
+# Environment (from make check): MPIRUN, MPIBENCH.
+set -u
+
+# np problem          why
+cases='
+3  ir32x32x20         vector 32 x 11 complex: blocks 118, 118, 116
+3  ib32x32x20         the same, c2r
+3  icf30x40x20        c2c, vector 800: 267, 267, 266
+3  icb30x40x20        backward
+3  ik10e00x8e01x7e11  r2r (rdft-rank1-bigvec), vector 56: 19, 19, 18
+4  icf22x9x3          22 rows: 6, 6, 6, 4; vector 27: 7, 7, 7, 6
+4  icf6x5001          6 rows: 2, 2, 2 and none; vector 5001: 1251 x 3, 1248
+'
+
+failures=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+# run NP PROBLEM [ENV=VALUE]: mpi-bench's plan and verification in $out
+run() {
+    # shellcheck disable=SC2086 # $3 is one assignment or nothing
+    env ${3:-} $MPIRUN "$1" "$MPIBENCH" -o inplace -o estimate -v2 --verify "$2" < /dev/null > "$out" 2>&1
+}
+
+# verified PROBLEM: mpi-bench printed its verification line
+verified() {
+    awk -v p="$1" '$1 == p { found = 1 } END { exit !found }' "$out"
+}
+
+fail() {
+    echo "FAIL $*"
+    sed 's/^/    /' "$out"
+    failures=$((failures + 1))
+}
+
+while read -r np problem why; do
+    [ -n "$np" ] || continue
+    if ! run "$np" "$problem" || ! verified "$problem"; then
+        fail "np=$np $problem ($why): does not verify"
+        continue
+    fi
+    grep -q 'rank1-bigvec/contig-transposed' "$out" &&
+        grep -q '(rows-to-blocks-' "$out" && grep -q '(blocks-to-rows-' "$out" ||
+        { fail "np=$np $problem ($why): not planned with moves of blocks"; continue; }
+    echo "ok   np=$np $problem: moves of blocks ($why)"
+
+    if ! run "$np" "$problem" FFTW_MPI_INPLACE_ALGORITHM=off || ! verified "$problem"; then
+        fail "np=$np $problem, stock: does not verify"
+    elif grep -q 'contig-transposed\|mpi-transpose-inplace' "$out"; then
+        fail "np=$np $problem: stock FFTW's plan uses ours"
+    else
+        echo "ok   np=$np $problem: stock FFTW's plan unchanged"
+    fi
+done <<EOF
+$cases
+EOF
+
+[ "$failures" -eq 0 ] || { echo "$failures cases failed"; exit 1; }
+echo "all verified"
