@@ -38,6 +38,9 @@
 #   pfft-stock, pfft-ours  the same on the patched FFTW of build/$MPI, with
 #                  FFTW_MPI_INPLACE_ALGORITHM=off and =auto: PFFT's transposes
 #                  are FFTW's fftw_mpi_plan_many_transpose
+#   pfft-*-pencils any PFFT variant on PFFT's 2D process grid (MPI_Dims_create:
+#                  2 x 2 on 4 ranks), whose transposes have locally transposed
+#                  sides
 # mpi-bench and our drivers time the forward transform alone, the slowest
 # rank's; the peers' own programs their own way (above).  Correctness is
 # bench/peers/check.sh's (and mpi-bench's --verify in tests/), not this
@@ -93,7 +96,8 @@ trap 'rm -rf "$tmp"' EXIT
 # run_cmd (the program and its arguments); fails where the variant cannot
 # run the case
 variant_command() {
-    base=${1%-measure} kind=$2 n=$3 np=$4
+    base=${1%-measure} kind=$2 n=$3 np=$4 decomposition=slabs
+    case "$base" in pfft-*-pencils) base=${base%-pencils} decomposition=pencils ;; esac
     cube=${n}x${n}x${n}
     case "$kind" in c2c) letter=c ;; r2c) letter=r ;; esac
     planner="-o estimate" pfft_planner="-p estimate"
@@ -117,11 +121,11 @@ variant_command() {
         run_cmd="$peers/fftmpi/bin/test3d -g $n $n $n -pin 1 1 $np -pout 1 1 $np -n $REPEATS -m 2" ;;
     pfft-debian)
         [ "$MPI" = openmpi ] && [ -x "$peers/pfft-debian/bin/pfft_fft3d" ] || return 1
-        run_cmd="$peers/pfft-debian/bin/pfft_fft3d $driver -d slabs $pfft_planner" ;;
-    pfft-stock) run_cmd="$peers/pfft/bin/pfft_fft3d $driver -d slabs $pfft_planner" ;;
+        run_cmd="$peers/pfft-debian/bin/pfft_fft3d $driver -d $decomposition $pfft_planner" ;;
+    pfft-stock) run_cmd="$peers/pfft/bin/pfft_fft3d $driver -d $decomposition $pfft_planner" ;;
     pfft-ours)
         run_env=FFTW_MPI_INPLACE_ALGORITHM=auto
-        run_cmd="$peers/pfft/bin/pfft_fft3d $driver -d slabs $pfft_planner" ;;
+        run_cmd="$peers/pfft/bin/pfft_fft3d $driver -d $decomposition $pfft_planner" ;;
     *) echo "peers.sh: unknown variant '$1'" >&2; exit 2 ;;
     esac
 }
