@@ -258,7 +258,7 @@ static void tuple_transpose_ops(const tuple_transpose *t, opcnt *ops)
    where e > 0, one where the blocks are equal; FFTW's in-place rank-0
    transposes of the same data take several (rdft-transpose-cut/gcd). */
 
-/* the offset of segment j of row i, row-major (s = 0) or segment-major */
+/* Where segment j of row i starts, in each order. */
 static INT row_major(const segment_move *m, INT i, INT j)
 {
      return i * ((m->segments - 1) * m->width + m->last) + j * m->width;
@@ -266,7 +266,8 @@ static INT row_major(const segment_move *m, INT i, INT j)
 
 static INT segment_major(const segment_move *m, INT i, INT j)
 {
-     return j * m->rows * m->width + i * (j < m->segments - 1 ? m->width : m->last);
+     INT size = j < m->segments - 1 ? m->width : m->last;
+     return j * m->rows * m->width + i * size;
 }
 
 static void segment_move_init(segment_move *m, INT rows, INT segments,
@@ -294,12 +295,11 @@ static void move_segments(const segment_move *m, R *a)
      INT rows = m->rows, q = m->segments, r = m->last, e = m->width - r;
      INT (*from)(const segment_move *, INT, INT) = m->to_rows ? segment_major : row_major;
      INT (*to)(const segment_move *, INT, INT) = m->to_rows ? row_major : segment_major;
+     INT k, n = rows * q, spared = X(imax)(segment_spare(rows, q, m->width, r), 1);
      R *spare = 0;
-     INT k, n = rows * q;
 
      if (e > 0) { /* squeeze every segment to r reals, in source order */
-	  spare = (R *) MALLOC(sizeof(R) * (size_t) X(imax)(segment_spare(rows, q, m->width, r), 1),
-			       BUFFERS);
+	  spare = (R *) MALLOC(sizeof(R) * (size_t) spared, BUFFERS);
 	  for (k = 0; k < n; ++k) {
 	       INT i = m->to_rows ? k % rows : k / q, j = m->to_rows ? k / rows : k % q;
 	       R *at = a + from(m, i, j);
@@ -309,7 +309,7 @@ static void move_segments(const segment_move *m, R *a)
 	  }
      }
      transpose_tuples(&m->cycles, a);
-     if (e > 0) { /* and spread them to their widths, in target order, back to front */
+     if (e > 0) { /* spread them to their sizes, in target order, back to front */
 	  for (k = n - 1; k >= 0; --k) {
 	       INT i = m->to_rows ? k / q : k % rows, j = m->to_rows ? k % q : k / rows;
 	       R *at = a + to(m, i, j);
