@@ -70,6 +70,11 @@
  * two tuples exceed FFTW's 64k reals, this file does those transposes
  * itself (transpose_tuples): the same cycles as toms513, followed chunk by
  * chunk of the tuples in a buffer of 64k reals whatever the size.
+ * Where only one side is locally transposed (TRANSPOSED_OUT or
+ * TRANSPOSED_IN alone, as the bigvec layouts DISCONTIG and, with
+ * fftw-patches/0004, contig-transposed ask), there is nothing to transpose:
+ * the rows are cut into the blocks the exchange sends, or the blocks that
+ * arrived laid back into rows (move_segments, "Blocks of rows" below).
  *
  * The exchange is planned with the transpose: the plan keeps a library plan
  * (AIP_Alltoall_init or AIP_Alltoallv_general_init), whose arguments were
