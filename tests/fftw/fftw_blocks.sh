@@ -52,9 +52,11 @@ while read -r np problem why; do
         fail "np=$np $problem ($why): does not verify"
         continue
     fi
-    grep -q 'rank1-bigvec/contig-transposed' "$out" &&
-        grep -q '(rows-to-blocks-' "$out" && grep -q '(blocks-to-rows-' "$out" ||
-        { fail "np=$np $problem ($why): not planned with moves of blocks"; continue; }
+    if ! grep -q 'rank1-bigvec/contig-transposed' "$out" ||
+        ! grep -q '(rows-to-blocks-' "$out" || ! grep -q '(blocks-to-rows-' "$out"; then
+        fail "np=$np $problem ($why): not planned with moves of blocks"
+        continue
+    fi
     echo "ok   np=$np $problem: moves of blocks ($why)"
 
     if ! run "$np" "$problem" FFTW_MPI_INPLACE_ALGORITHM=off || ! verified "$problem"; then
