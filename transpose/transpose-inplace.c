@@ -119,6 +119,7 @@ typedef struct {
      INT rows, segments, width, last;
      int to_rows; /* 0: row-major -> segment-major, 1: back */
      tuple_transpose cycles; /* of the segments cut to `last` reals */
+     R *spare; /* the reals put aside, held by the plan (0 if none) */
 } segment_move;
 
 typedef struct {
@@ -254,7 +255,8 @@ static void tuple_transpose_ops(const tuple_transpose *t, opcnt *ops)
    b x P tuples), for any block sizes: FFTW's blocks are `width` but the
    last, so a row is q segments of which the last is e = width - last
    reals short.  Put aside each full segment's last e reals (rows (q-1) e
-   reals in all, which applicability bounds by TUPLE_CHUNK), and the
+   reals in all, which applicability bounds by TUPLE_CHUNK, held by the
+   plan so that an apply allocates nothing more), and the
    segments, all `last` long, are a rows x q matrix of tuples, transposed
    by the cycles above; the e reals go back as the blocks spread to their
    widths.  Both squeezes go front to back, each segment landing no later
@@ -275,6 +277,12 @@ static INT segment_major(const segment_move *m, INT i, INT j)
      return j * m->rows * m->width + i * size;
 }
 
+/* The reals put aside: e at the end of every full segment. */
+static INT segment_spare(INT rows, INT segments, INT width, INT last)
+{
+     return rows * (segments - 1) * (width - last);
+}
+
 static void segment_move_init(segment_move *m, INT rows, INT segments,
 			      INT width, INT last, int to_rows)
 {
@@ -287,12 +295,16 @@ static void segment_move_init(segment_move *m, INT rows, INT segments,
 	  tuple_transpose_init(&m->cycles, segments, rows, last);
      else
 	  tuple_transpose_init(&m->cycles, rows, segments, last);
+     m->spare = width == last ? 0
+	  : (R *) MALLOC(sizeof(R) * (size_t) X(imax)(segment_spare(rows, segments,
+								   width, last), 1),
+			 PLANS);
 }
 
-/* The reals put aside: e at the end of every full segment. */
-static INT segment_spare(INT rows, INT segments, INT width, INT last)
+static void segment_move_free(segment_move *m)
 {
-     return rows * (segments - 1) * (width - last);
+     X(ifree0)(m->cycles.leaders);
+     X(ifree0)(m->spare);
 }
 
 static void move_segments(const segment_move *m, R *a)
@@ -300,11 +312,10 @@ static void move_segments(const segment_move *m, R *a)
      INT rows = m->rows, q = m->segments, r = m->last, e = m->width - r;
      INT (*from)(const segment_move *, INT, INT) = m->to_rows ? segment_major : row_major;
      INT (*to)(const segment_move *, INT, INT) = m->to_rows ? row_major : segment_major;
-     INT k, n = rows * q, spared = X(imax)(segment_spare(rows, q, m->width, r), 1);
-     R *spare = 0;
+     INT k, n = rows * q;
+     R *spare = m->spare;
 
      if (e > 0) { /* squeeze every segment to r reals, in source order */
-	  spare = (R *) MALLOC(sizeof(R) * (size_t) spared, BUFFERS);
 	  for (k = 0; k < n; ++k) {
 	       INT i = m->to_rows ? k % rows : k / q, j = m->to_rows ? k / rows : k % q;
 	       R *at = a + from(m, i, j);
@@ -322,7 +333,6 @@ static void move_segments(const segment_move *m, R *a)
 	       if (j < q - 1)
 		    memcpy(at + r, spare + (i * (q - 1) + j) * e, sizeof(R) * (size_t) e);
 	  }
-	  X(ifree)(spare);
      }
 }
 
@@ -404,8 +414,8 @@ static void destroy(plan *ego_)
      P *ego = (P *) ego_;
      X(ifree0)(ego->pre.leaders);
      X(ifree0)(ego->post.leaders);
-     X(ifree0)(ego->to_blocks.cycles.leaders);
-     X(ifree0)(ego->to_rows.cycles.leaders);
+     segment_move_free(&ego->to_blocks);
+     segment_move_free(&ego->to_rows);
      AIP_Plan_free(&ego->exchange); /* before comm, which carries its messages */
      MPI_Comm_free(&ego->comm);
      X(plan_destroy_internal)(ego->cld3);
@@ -632,6 +642,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 			       XM(block)(p->ny, p->tblock, my_pe), p->block * vn);
      pln->to_blocks.segments = pln->to_rows.segments = 0;
      pln->to_blocks.cycles.leaders = pln->to_rows.cycles.leaders = 0;
+     pln->to_blocks.spare = pln->to_rows.spare = 0;
      if (to_blocks)
 	  segment_move_of(&pln->to_blocks, b, p->ny, p->tblock, vn, 0);
      if (to_rows)
