@@ -243,6 +243,36 @@ int AIP_Alltoallv_general_init(const int sendcounts[], const int sdispls[],
                                MPI_Datatype datatype, MPI_Comm comm,
                                const AIP_Options *options, AIP_Plan *plan);
 int AIP_Plan_execute(AIP_Plan plan, void *buf);
+
+/*
+ * Nonblocking execution (MPI-4's MPI_Start, MPI_Test and MPI_Wait on a
+ * persistent collective): AIP_Plan_start begins the exchange on buf and
+ * returns; the exchange advances only inside AIP_Plan_test and
+ * AIP_Plan_wait (the library has no thread of its own), so a program that
+ * computes meanwhile calls AIP_Plan_test now and then.  *flag becomes 1
+ * once the exchange is complete; AIP_Plan_wait returns once it is.  Until
+ * then buf belongs to the exchange: neither read nor write it.  The memory
+ * is the plan's, as for AIP_Plan_execute (AIP_Plan_start allocates nothing).
+ *
+ * All ranks start the plans of a communicator in the same order, as MPI's
+ * collectives; several may be in flight at once, on one communicator or
+ * several, and other calls of the library and of MPI may run meanwhile.
+ * Testing or waiting on a plan that is not executing returns at once with
+ * *flag 1.  Starting or freeing a plan that is executing is an error
+ * (MPI_ERR_REQUEST) that leaves it executing.  An error during the exchange
+ * is returned by the test or wait that completes it, on every rank that
+ * took part, as AIP_Plan_execute returns it.
+ *
+ * While executions are in flight, one thread at a time may call the library.
+ *
+ * The schedule algorithms (hsa, lsa, mpich) advance in the background this
+ * way; the others run the whole exchange inside AIP_Plan_start, waiting for
+ * their partners there (so start those in the same order on every rank,
+ * across communicators too).
+ */
+int AIP_Plan_start(AIP_Plan plan, void *buf);
+int AIP_Plan_test(AIP_Plan plan, int *flag);
+int AIP_Plan_wait(AIP_Plan plan);
 /* Frees the plan and sets *plan to NULL (local). */
 int AIP_Plan_free(AIP_Plan *plan);
 /* The algorithm the plan runs, as chosen for its layout and nodes. */

@@ -150,7 +150,14 @@
 #define AIP_SAMPLED_SIMULATION 0
 #endif
 
-/* Tag of our messages, on the library's private duplicate of the communicator. */
+/* Tags of our messages, on the library's private duplicate of the
+ * communicator: each execution of a plan (a one-shot call's too) takes
+ * AIP_TAGS_PER_EXECUTION of them, the next of AIP_EXECUTIONS_IN_FLIGHT
+ * ranges from AIP_TAG on, so that executions in flight together on one
+ * communicator keep their messages apart (call/comm.c): up to that many
+ * may be in flight at once. */
 #define AIP_TAG 6271
+#define AIP_TAGS_PER_EXECUTION 2
+#define AIP_EXECUTIONS_IN_FLIGHT 64
 
 #endif /* AIP_TUNABLES_H */

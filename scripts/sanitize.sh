@@ -61,7 +61,7 @@ export AIP_TEST_SCALE
 SIM_TESTS="tests/unit/schedule_test tests/unit/decision_test tests/unit/hypercube_sim_test \
 tests/unit/general_sim_test tests/unit/node_sim_test tests/unit/bcast_tree_test"
 MPI_TESTS="tests/mpi/alltoall.sh tests/mpi/node.sh tests/mpi/hypercube.sh tests/mpi/general.sh \
-tests/mpi/plan.sh tests/mpi/errors.sh tests/mpi/fault.sh tests/mpi/bcast.sh"
+tests/mpi/plan.sh tests/mpi/nonblocking.sh tests/mpi/errors.sh tests/mpi/fault.sh tests/mpi/bcast.sh"
 
 # The sanitizers' run-time options, for every rank.
 #  ASan: stop at the first error (halt_on_error, the default, made explicit);

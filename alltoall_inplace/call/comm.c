@@ -113,6 +113,7 @@ struct aip_private {
     MPI_Comm comm;           /* the duplicate: where our messages travel */
     atomic_int references;   /* the user's communicator's attribute, and each plan */
     MPI_Errhandler orphaned; /* once the user's communicator is freed: the handler it had */
+    atomic_uint executions;  /* begun on it so far, for their tags */
     aip_cached cached;
 };
 
@@ -177,6 +178,7 @@ static int make_private(MPI_Comm comm, aip_private **made)
     }
     private->comm = dup;
     atomic_init(&private->references, 1);
+    atomic_init(&private->executions, 0);
     private->orphaned = MPI_ERRHANDLER_NULL;
     aip_cache_track(&private->cached, comm, private_comm_keyval);
     *made = private;
@@ -218,6 +220,12 @@ aip_private *aip_private_acquire(aip_private *private)
 MPI_Comm aip_private_handle(const aip_private *private)
 {
     return private->comm;
+}
+
+int aip_private_next_tag(aip_private *private)
+{
+    unsigned begun = atomic_fetch_add(&private->executions, 1);
+    return AIP_TAG + AIP_TAGS_PER_EXECUTION * (int)(begun % AIP_EXECUTIONS_IN_FLIGHT);
 }
 
 int aip_private_raise(aip_private *private, MPI_Comm comm, int error_class, const char *fn,

@@ -18,6 +18,14 @@ int aip_private_get(MPI_Comm comm, aip_private **private);
 aip_private *aip_private_acquire(aip_private *private);
 void aip_private_release(aip_private *private);
 MPI_Comm aip_private_handle(const aip_private *private);
+/* The first of the AIP_TAGS_PER_EXECUTION tags of the next execution of a
+ * plan on the communicator.  Executions begin in the same order on every
+ * rank, as MPI's collectives, so every rank counts alike: executions in
+ * flight together (nonblocking ones, a call during one) never match each
+ * other's messages, as long as fewer than AIP_EXECUTIONS_IN_FLIGHT began in
+ * between (tunables.h); and ranks that execute different plans by mistake
+ * still meet, and find that their sizes differ. */
+int aip_private_next_tag(aip_private *private);
 /* aip_raise on comm, the user's communicator of `private`; once the user has
  * freed it, on the error handler it had then. */
 int aip_private_raise(aip_private *private, MPI_Comm comm, int error_class, const char *fn,

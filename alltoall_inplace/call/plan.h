@@ -19,7 +19,37 @@ typedef struct aip_workspace {
     void *ring; /* the transfers in flight */
     int capacity;
     size_t ring_bytes;
+    int tag; /* of this execution's messages (aip_private_next_tag) */
 } aip_workspace;
+
+/* The executor's transfers in flight, oldest first, and the ring of aux
+ * space they hold (exchange.c). */
+typedef struct aip_window {
+    char *aux;
+    size_t aux_bytes;
+    size_t head; /* end of the newest copy */
+    void *ring;
+    int capacity, first, count;
+    int tag;
+    int error; /* the first error (wind_down.c): from then on our chunks go empty */
+} aip_window;
+
+/* A schedule's exchange under way (exchange.c): the transfers in flight and
+ * the next chunk to post, so that it can stop and resume between any two. */
+typedef struct aip_exchange_job {
+    aip_window window;
+    char *buf;
+    const aip_block *blocks;
+    const int *peers;
+    int nsteps;
+    size_t chunk_bytes;
+    MPI_Comm comm;
+    int step;      /* whose block is being posted; nsteps once all are */
+    size_t posted; /* bytes of that block posted so far */
+    int busy;      /* being advanced: the sweeps of other waits pass it */
+    int complete, result; /* once complete: the first error, or MPI_SUCCESS */
+    struct aip_exchange_job *next_in_flight; /* aip_exchange_in_flight's list */
+} aip_exchange_job;
 
 typedef struct AIP_Plan_s aip_plan;
 
@@ -41,6 +71,8 @@ struct AIP_Plan_s {
     aip_workspace space;    /* the aux buffer (and the executor's ring) */
     void *state;            /* row's own workspace (select.h), or NULL */
     long long *report;         /* 2p: naming mismatched pairs (check.c) */
+    int active;             /* AIP_Plan_start'ed, its completion not yet returned */
+    aip_exchange_job job;   /* the schedule rows' execution under way */
 };
 
 #endif /* AIP_PLAN_H */

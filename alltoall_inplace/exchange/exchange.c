@@ -65,41 +65,46 @@ typedef struct transfer {
     size_t bytes;            /* of each message: the partner's has as many */
 } transfer;
 
-/* Transfers in flight, oldest first, and the ring of aux space they hold. */
-typedef struct window {
-    char *aux;
-    size_t aux_bytes;
-    size_t head; /* end of the newest copy */
-    transfer *ring;
-    int capacity, first, count;
-    int error; /* the first error (wind_down.c): from then on our chunks go empty */
-} window;
+typedef aip_window window; /* plan.h: it outlives a call in a job */
+
+static transfer *ring_at(const window *w, int i)
+{
+    return (transfer *)w->ring + i % w->capacity;
+}
 
 /* A window over the workspace, starting with the call's first error so far. */
 static window window_of(const aip_workspace *space, int error)
 {
     return (window){ .aux = space->aux, .aux_bytes = space->aux_bytes, .ring = space->ring,
-                     .capacity = space->capacity, .error = error };
+                     .capacity = space->capacity, .tag = space->tag, .error = error };
 }
 
 /*
- * Wait politely (aip_complete): test, and give the core away between tests.
- * A pairwise exchange needs both partners running; where ranks outnumber
- * cores, MPICH's busy waiting would burn the time slice the partner needs
- * (4 ranks on 2 cores: 300 ms instead of 84 ms per 64 MiB).  On a core of
- * its own, sched_yield returns at once.  Built with AIP_BLOCKING_WAIT
- * (tunables.h) it waits in MPI_Waitall instead.  The entry leaves the ring
- * only once both requests are complete: after an error, MPI may still be
- * writing into the place and reading the copy.
+ * Retire the oldest transfer: complete it if it is done (may_wait 0: a
+ * nonblocking execution's test), or wait until it is, politely
+ * (aip_complete): test, and give the core away between tests.  A pairwise
+ * exchange needs both partners running; where ranks outnumber cores,
+ * MPICH's busy waiting would burn the time slice the partner needs (4 ranks
+ * on 2 cores: 300 ms instead of 84 ms per 64 MiB).  On a core of its own,
+ * sched_yield returns at once.  Built with AIP_BLOCKING_WAIT (tunables.h)
+ * it waits in MPI_Waitall instead.  The entry leaves the ring only once
+ * both requests are complete: after an error, MPI may still be writing into
+ * the place and reading the copy.  *retired says whether it left; returns
+ * MPI's error once a retry failed too (the caller gives up).
  */
-static int complete_oldest(window *w)
+static int retire_oldest(window *w, int may_wait, int *retired)
 {
-    transfer *t = &w->ring[w->first];
+    transfer *t = ring_at(w, w->first);
     MPI_Status statuses[2]; /* not MPI_STATUSES_IGNORE: gcc 12 misreads MPICH's constant */
-    int err = aip_complete(2, t->requests, statuses, !AIP_BLOCKING_WAIT, &w->error);
+    int err = may_wait ? aip_complete(2, t->requests, statuses, !AIP_BLOCKING_WAIT, &w->error)
+                       : aip_test(2, t->requests, statuses, retired, &w->error);
 
     if (err != MPI_SUCCESS)
-        return err; /* MPI failed twice: the caller gives up */
+        return err;
+    if (may_wait)
+        *retired = 1;
+    if (!*retired)
+        return MPI_SUCCESS;
     aip_check_arrival(&statuses[0], (MPI_Count)t->bytes, &w->error);
     w->first = (w->first + 1) % w->capacity;
     if (--w->count == 0)
@@ -107,11 +112,17 @@ static int complete_oldest(window *w)
     return MPI_SUCCESS;
 }
 
+static int complete_oldest(window *w)
+{
+    int retired;
+    return retire_oldest(w, 1, &retired);
+}
+
 /* MPI failed twice: cancel and complete what is in flight. */
 static void give_up(window *w)
 {
     for (; w->count > 0; w->count--, w->first = (w->first + 1) % w->capacity)
-        aip_give_up(2, w->ring[w->first].requests);
+        aip_give_up(2, ring_at(w, w->first)->requests);
 }
 
 /* Where in aux `bytes` fit next to the copies in flight; -1 if nowhere now. */
@@ -121,7 +132,7 @@ static ptrdiff_t find_space(const window *w, size_t bytes)
         return -1;
     if (w->count == 0)
         return bytes <= w->aux_bytes ? 0 : -1;
-    size_t tail = w->ring[w->first].aux_offset; /* start of the oldest copy */
+    size_t tail = ring_at(w, w->first)->aux_offset; /* start of the oldest copy */
     if (w->head > tail) {                       /* in use: [tail, head) */
         if (w->head + bytes <= w->aux_bytes)
             return (ptrdiff_t)w->head;
@@ -131,20 +142,23 @@ static ptrdiff_t find_space(const window *w, size_t bytes)
     return w->head + bytes <= tail ? (ptrdiff_t)w->head : -1;
 }
 
-/* Room in aux for `bytes`, and a ring entry: the oldest transfers are completed
- * until there is.  The copy goes to w->aux + (*t)->aux_offset, then post(). */
-static int reserve(window *w, size_t bytes, transfer **t)
+/* Room in aux for `bytes`, and a ring entry: the oldest transfers are
+ * retired until there is (may_wait), or while they are done (else *t is
+ * NULL if there is no room yet).  The copy goes to w->aux + (*t)->aux_offset,
+ * then post(). */
+static int reserve(window *w, size_t bytes, int may_wait, transfer **t)
 {
     ptrdiff_t at;
-    int err;
+    int err, retired;
 
+    *t = NULL;
     while ((at = find_space(w, bytes)) < 0) {
         if (w->count == 0) /* a chunk larger than the buffer: the caller's sizing is wrong */
             return MPI_ERR_INTERN;
-        if ((err = complete_oldest(w)) != MPI_SUCCESS)
+        if ((err = retire_oldest(w, may_wait, &retired)) != MPI_SUCCESS || !retired)
             return err;
     }
-    *t = &w->ring[(w->first + w->count) % w->capacity];
+    *t = ring_at(w, w->first + w->count);
     (*t)->aux_offset = (size_t)at;
     return MPI_SUCCESS;
 }
@@ -163,10 +177,10 @@ static int post(window *w, transfer *t, size_t bytes, void *place, int count, MP
 {
     int err;
 
-    if ((err = aip_post_receive(place, count, type, peers.from, AIP_TAG, comm, &t->requests[0],
+    if ((err = aip_post_receive(place, count, type, peers.from, w->tag, comm, &t->requests[0],
                                 &w->error)) != MPI_SUCCESS)
         return err;
-    if ((err = aip_post_data(w->aux + t->aux_offset, (int)bytes, MPI_BYTE, peers.to, AIP_TAG,
+    if ((err = aip_post_data(w->aux + t->aux_offset, (int)bytes, MPI_BYTE, peers.to, w->tag,
                              comm, &t->requests[1], &w->error)) != MPI_SUCCESS) {
         aip_give_up(1, &t->requests[0]);
         return err;
@@ -184,7 +198,7 @@ static int start_transfer(window *w, char *place, const char *from, size_t bytes
     transfer *t;
     int err;
 
-    if ((err = reserve(w, bytes, &t)) != MPI_SUCCESS)
+    if ((err = reserve(w, bytes, 1, &t)) != MPI_SUCCESS)
         return err;
     memcpy(w->aux + t->aux_offset, from, bytes);
     return post(w, t, bytes, place, (int)bytes, MPI_BYTE, peers, comm);
@@ -201,7 +215,7 @@ static int start_gathered(window *w, char *buf, const char *src, const int *posi
     int consecutive = 1, err;
     transfer *t;
 
-    if ((err = reserve(w, bytes, &t)) != MPI_SUCCESS)
+    if ((err = reserve(w, bytes, 1, &t)) != MPI_SUCCESS)
         return err;
     char *copy = w->aux + t->aux_offset;
     for (int k = 0; k < count; k++) {
@@ -264,27 +278,118 @@ static int finish(window *w, int err)
     return w->error;
 }
 
+/* Move the job to the next step with data to post, past idle steps, empty
+ * blocks and the steps a sampled simulation leaves out. */
+static void next_step(aip_exchange_job *job)
+{
+    job->posted = 0;
+    while (++job->step < job->nsteps) {
+        int peer = job->peers[job->step];
+        if (sim_sample_step(job->step) && peer != AIP_IDLE && job->blocks[peer].bytes > 0)
+            return;
+    }
+}
+
+void aip_exchange_begin(aip_exchange_job *job, char *buf, const aip_block *blocks,
+                        const int *peers, int nsteps, const aip_workspace *space,
+                        size_t chunk_bytes, MPI_Comm comm, int error)
+{
+    *job = (aip_exchange_job){ .window = window_of(space, error), .buf = buf, .blocks = blocks,
+                               .peers = peers, .nsteps = nsteps, .chunk_bytes = chunk_bytes,
+                               .comm = comm, .step = -1 };
+    sim_sample_begin(nsteps);
+    next_step(job);
+}
+
+/* The jobs of nonblocking executions that are not complete yet. */
+static aip_exchange_job *in_flight;
+
+void aip_exchange_in_flight(aip_exchange_job *job)
+{
+    job->next_in_flight = in_flight;
+    in_flight = job;
+}
+
+static void leave_in_flight(aip_exchange_job *job)
+{
+    for (aip_exchange_job **at = &in_flight; *at; at = &(*at)->next_in_flight)
+        if (*at == job) {
+            *at = job->next_in_flight;
+            return;
+        }
+}
+
+void aip_exchange_advance_in_flight(void)
+{
+    aip_exchange_job *job = in_flight, *next;
+    int complete;
+
+    for (; job; job = next) {
+        next = job->next_in_flight; /* before the job may leave the list */
+        if (!job->busy)
+            aip_exchange_advance(job, 0, &complete);
+    }
+}
+
+/* Post and retire what can be without waiting (or, may_wait, everything). */
+static int advance(aip_exchange_job *job, int may_wait, int *complete)
+{
+    window *w = &job->window;
+    int err = MPI_SUCCESS, retired;
+    transfer *t = NULL;
+
+    *complete = 0;
+    while (job->step < job->nsteps) {
+        int peer = job->peers[job->step];
+        size_t left = (size_t)job->blocks[peer].bytes - job->posted;
+        size_t len = left < job->chunk_bytes ? left : job->chunk_bytes;
+        if ((err = reserve(w, len, may_wait, &t)) != MPI_SUCCESS || !t)
+            break; /* MPI failed twice, or no room until a transfer completes */
+        char *place = job->buf + job->blocks[peer].offset + job->posted;
+        memcpy(w->aux + t->aux_offset, place, len);
+        if ((err = post(w, t, len, place, (int)len, MPI_BYTE, (route){ peer, peer },
+                        job->comm)) != MPI_SUCCESS)
+            break;
+        if ((job->posted += len) == (size_t)job->blocks[peer].bytes)
+            next_step(job);
+    }
+    if (err == MPI_SUCCESS && !may_wait) { /* retire what is done, in order */
+        while (w->count > 0 && (err = retire_oldest(w, 0, &retired)) == MPI_SUCCESS && retired)
+            ;
+        if (err == MPI_SUCCESS && (w->count > 0 || job->step < job->nsteps))
+            return MPI_SUCCESS; /* still under way */
+    }
+    err = finish(w, err);
+    sim_sample_end();
+    *complete = 1;
+    return err;
+}
+
+int aip_exchange_advance(aip_exchange_job *job, int may_wait, int *complete)
+{
+    if (job->complete) {
+        *complete = 1;
+        return job->result;
+    }
+    job->busy = 1;
+    int err = advance(job, may_wait, complete);
+    job->busy = 0;
+    if (*complete) {
+        job->complete = 1;
+        job->result = err;
+        leave_in_flight(job);
+    }
+    return err;
+}
+
 int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nsteps,
                  const aip_workspace *space, size_t chunk_bytes, MPI_Comm comm, int error)
 {
-    int err = MPI_SUCCESS;
-    window w = window_of(space, error);
+    aip_exchange_job job;
+    int complete;
 
-    sim_sample_begin(nsteps);
-    for (int s = 0; s < nsteps && err == MPI_SUCCESS; s++) {
-        int peer = peers[s];
-        if (!sim_sample_step(s) || peer == AIP_IDLE)
-            continue;
-        char *block = buf + blocks[peer].offset;
-        size_t bytes = (size_t)blocks[peer].bytes;
-        for (size_t done = 0; done < bytes && err == MPI_SUCCESS; done += chunk_bytes) {
-            size_t len = bytes - done < chunk_bytes ? bytes - done : chunk_bytes;
-            err = start_transfer(&w, block + done, block + done, len, (route){ peer, peer }, comm);
-        }
-    }
-    err = finish(&w, err);
-    sim_sample_end();
-    return err;
+    aip_exchange_begin(&job, buf, blocks, peers, nsteps, space, chunk_bytes, comm, error);
+    return aip_exchange_advance(&job, 1, &complete);
 }
 
 /* Post one peer's list of equal blocks: whole blocks per chunk where they
@@ -369,7 +474,7 @@ size_t aip_exchange_aux_bytes(const aip_call *call, size_t budget)
     return outgoing < budget ? outgoing : budget;
 }
 
-int aip_run_schedule(const aip_plan *plan, char *buf, const char *sendbuf)
+int aip_start_schedule(aip_plan *plan, char *buf, const char *sendbuf)
 {
     const aip_call *call = &plan->call;
     const aip_steps *steps = plan->state;
@@ -378,8 +483,14 @@ int aip_run_schedule(const aip_plan *plan, char *buf, const char *sendbuf)
         for (int j = 0; j < call->size; j++)
             memcpy(buf + call->blocks[j].offset, sendbuf + call->blocks[j].offset,
                    (size_t)call->blocks[j].bytes);
-    return aip_exchange(buf, call->blocks, steps->peers, steps->nsteps, &plan->space,
-                        plan->chunk_bytes, plan->private_comm, MPI_SUCCESS);
+    aip_exchange_begin(&plan->job, buf, call->blocks, steps->peers, steps->nsteps, &plan->space,
+                       plan->chunk_bytes, plan->private_comm, MPI_SUCCESS);
+    return MPI_SUCCESS;
+}
+
+int aip_progress_schedule(aip_plan *plan, int may_wait, int *complete)
+{
+    return aip_exchange_advance(&plan->job, may_wait, complete);
 }
 
 /* One allocation: the struct, then the arrays in decreasing alignment. */

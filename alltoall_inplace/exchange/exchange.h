@@ -64,6 +64,9 @@ void aip_check_arrival(const MPI_Status *status, MPI_Count expected_bytes, int *
  * sched_yield between the tests (exchange.c says why). */
 int aip_complete(int count, MPI_Request *requests, MPI_Status *statuses, int politely,
                  int *error);
+/* MPI_Testall, retried once if MPI fails (*error notes it): *done says
+ * whether all completed. */
+int aip_test(int count, MPI_Request *requests, MPI_Status *statuses, int *done, int *error);
 /* Cancel and complete (or at least free) what is still active. */
 void aip_give_up(int count, MPI_Request *requests);
 
@@ -72,6 +75,30 @@ void aip_give_up(int count, MPI_Request *requests);
  * exchange starts winding down; returns the first error. */
 int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nsteps,
                  const aip_workspace *space, size_t chunk_bytes, MPI_Comm comm, int error);
+/* The same as a job that stops and resumes: begin posts nothing; advance
+ * posts what the aux buffer has room for and retires the transfers that
+ * are done, in order, and returns with *complete 0 where it would have to
+ * wait, unless may_wait (then it returns complete).  Once complete it
+ * returns the first error, as aip_exchange does; before, MPI_SUCCESS (or
+ * MPI's error, having given up: complete too).  The job reads blocks and
+ * peers, and holds space, until complete. */
+void aip_exchange_begin(aip_exchange_job *job, char *buf, const aip_block *blocks,
+                        const int *peers, int nsteps, const aip_workspace *space,
+                        size_t chunk_bytes, MPI_Comm comm, int error);
+int aip_exchange_advance(aip_exchange_job *job, int may_wait, int *complete);
+/*
+ * Nonblocking executions (AIP_Plan_start) put their job in flight: from
+ * then on every test and wait of this process advances it, and so does the
+ * executor whenever it waits politely for a transfer (aip_complete), until
+ * it is complete.  So partners may complete their executions in any order,
+ * as MPI's nonblocking collectives may: a rank waiting for one still posts
+ * the chunks of the others that its partners wait for.  The list is the
+ * process's: while executions are in flight, one thread at a time may call
+ * the library.
+ */
+void aip_exchange_in_flight(aip_exchange_job *job);
+/* Advance every job in flight as far as it goes without waiting. */
+void aip_exchange_advance_in_flight(void);
 
 /* Peer i's data as a list of equal blocks, wherever they lie: the blocks at
  * positions[i * per_peer + k] * block_bytes, k < per_peer, in that order. */
@@ -108,9 +135,11 @@ size_t aip_steps_bytes(const aip_call *call, const void *steps);
 /* The aux buffer a schedule's exchange uses: what this rank sends, within
  * the budget (the other rows' too wherever they move whole blocks). */
 size_t aip_exchange_aux_bytes(const aip_call *call, size_t budget);
-/* Run the plan's schedule (its aip_steps) over its blocks; out of place the
- * blocks are first copied from sendbuf into buf. */
-int aip_run_schedule(const aip_plan *plan, char *buf, const char *sendbuf);
+/* Begin the plan's schedule (its aip_steps) over its blocks in plan->job;
+ * out of place the blocks are first copied from sendbuf into buf.  Then
+ * advance it (aip_exchange_advance). */
+int aip_start_schedule(aip_plan *plan, char *buf, const char *sendbuf);
+int aip_progress_schedule(aip_plan *plan, int may_wait, int *complete);
 
 /* The state of the rows that exchange lists of blocks (node-aware and
  * hypercube): index space for p blocks, p displacements and 2p peers. */

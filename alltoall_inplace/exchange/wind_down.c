@@ -123,21 +123,24 @@ int aip_complete(int count, MPI_Request *requests, MPI_Status *statuses, int pol
         aip_note_error(error, err); /* requests it completed are MPI_REQUEST_NULL now */
         return MPI_Waitall(count, requests, statuses);
     }
-    /* Test, and give the core away between tests (exchange.c says why). */
-    int done = 0, failures = 0;
+    /* Test, and give the core away between tests (exchange.c says why); the
+     * nonblocking executions in flight advance meanwhile (exchange.h). */
     for (;;) {
-        int err = MPI_Testall(count, requests, &done, statuses);
-        if (err != MPI_SUCCESS) {
-            aip_note_error(error, err);
-            if (++failures == 2)
-                return err;
-            continue;
-        }
-        if (done)
-            return MPI_SUCCESS;
-        failures = 0;
+        int done, err = aip_test(count, requests, statuses, &done, error);
+        if (err != MPI_SUCCESS || done)
+            return err;
+        aip_exchange_advance_in_flight();
         sched_yield();
     }
+}
+
+int aip_test(int count, MPI_Request *requests, MPI_Status *statuses, int *done, int *error)
+{
+    int err = MPI_Testall(count, requests, done, statuses);
+    if (err == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    aip_note_error(error, err); /* requests it completed are MPI_REQUEST_NULL now */
+    return MPI_Testall(count, requests, done, statuses);
 }
 
 void aip_give_up(int count, MPI_Request *requests)

@@ -251,14 +251,26 @@ int aip_plan_create(aip_call *call, const AIP_Options *options, aip_plan **creat
     return MPI_SUCCESS;
 }
 
-int aip_plan_execute(aip_plan *plan, char *buf, const char *sendbuf)
+/* An exchange that failed: the error raised on the plan's communicator. */
+static int raise_exchange_error(aip_plan *plan, int err)
 {
-    int err = plan->row->run(plan, buf, sendbuf);
-    if (err == MPI_SUCCESS)
-        return MPI_SUCCESS;
     return aip_private_raise(plan->private, plan->call.comm,
                              aip_describe_mpi_error(&plan->call, err, "the exchange failed"),
                              plan->call.fn, plan->call.message);
+}
+
+int aip_plan_execute(aip_plan *plan, char *buf, const char *sendbuf)
+{
+    const aip_algorithm_row *row = plan->row;
+    int err, complete;
+
+    plan->space.tag = aip_private_next_tag(plan->private);
+    if (row->start) {
+        if ((err = row->start(plan, buf, sendbuf)) == MPI_SUCCESS)
+            err = row->progress(plan, 1, &complete);
+    } else
+        err = row->run(plan, buf, sendbuf);
+    return err == MPI_SUCCESS ? MPI_SUCCESS : raise_exchange_error(plan, err);
 }
 
 int aip_call_run(aip_call *call, const AIP_Options *options)
@@ -284,23 +296,86 @@ static int moves_data(const aip_plan *plan)
     return 0;
 }
 
-int AIP_Plan_execute(AIP_Plan plan, void *buf)
+/* The local checks of AIP_Plan_execute and AIP_Plan_start, which have no
+ * agreement to spend: a rank that finds an error raises it, and its
+ * partners' exchange cannot complete, as with any MPI collective given a bad
+ * buffer.  MPI_SUCCESS if the plan may execute on buf. */
+static int check_execution(aip_plan *plan, const void *buf, const char *fn)
 {
     if (!plan)
-        return aip_raise(MPI_COMM_NULL, MPI_ERR_ARG, "AIP_Plan_execute", "plan is NULL");
-    /* The plan's arguments were agreed on when it was made; buf is the one
-     * argument left, checked here alone (there is no agreement to spend):
-     * a rank that finds it invalid raises the error, and its partners' exchange
-     * cannot complete, as with any MPI collective given a bad buffer. */
+        return aip_raise(MPI_COMM_NULL, MPI_ERR_ARG, fn, "plan is NULL");
+    if (plan->active)
+        return aip_private_raise(plan->private, plan->call.comm, MPI_ERR_REQUEST, fn,
+                                 "the plan's previous execution is not complete: finish it "
+                                 "with AIP_Plan_wait (or AIP_Plan_test) first");
     if ((!buf || buf == MPI_IN_PLACE) && moves_data(plan))
-        return aip_private_raise(plan->private, plan->call.comm, MPI_ERR_BUFFER,
-                                 "AIP_Plan_execute",
+        return aip_private_raise(plan->private, plan->call.comm, MPI_ERR_BUFFER, fn,
                                  "buf is NULL or MPI_IN_PLACE but the plan's blocks have data");
-    return aip_plan_execute(plan, buf, NULL);
+    return MPI_SUCCESS;
+}
+
+int AIP_Plan_execute(AIP_Plan plan, void *buf)
+{
+    int err = check_execution(plan, buf, "AIP_Plan_execute");
+    return err != MPI_SUCCESS ? err : aip_plan_execute(plan, buf, NULL);
+}
+
+int AIP_Plan_start(AIP_Plan plan, void *buf)
+{
+    int err = check_execution(plan, buf, "AIP_Plan_start");
+    if (err != MPI_SUCCESS)
+        return err;
+    if (!plan->row->start) /* runs to the end now: complete at once */
+        return aip_plan_execute(plan, buf, NULL);
+    plan->space.tag = aip_private_next_tag(plan->private);
+    if ((err = plan->row->start(plan, buf, NULL)) != MPI_SUCCESS)
+        return raise_exchange_error(plan, err);
+    aip_exchange_in_flight(&plan->job);
+    plan->active = 1;
+    return MPI_SUCCESS;
+}
+
+/* An active plan's execution, complete (*flag 1): its error raised. */
+static int completed(aip_plan *plan, int err)
+{
+    plan->active = 0;
+    return err == MPI_SUCCESS ? MPI_SUCCESS : raise_exchange_error(plan, err);
+}
+
+int AIP_Plan_test(AIP_Plan plan, int *flag)
+{
+    if (!plan)
+        return aip_raise(MPI_COMM_NULL, MPI_ERR_ARG, "AIP_Plan_test", "plan is NULL");
+    if (!flag)
+        return aip_private_raise(plan->private, plan->call.comm, MPI_ERR_ARG, "AIP_Plan_test",
+                                 "flag is NULL");
+    *flag = 1; /* an inactive plan is complete, as an inactive persistent request */
+    if (!plan->active)
+        return MPI_SUCCESS;
+    aip_exchange_advance_in_flight(); /* this plan's and every other's */
+    if (!plan->job.complete) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    return completed(plan, plan->job.result);
+}
+
+int AIP_Plan_wait(AIP_Plan plan)
+{
+    int complete;
+    if (!plan)
+        return aip_raise(MPI_COMM_NULL, MPI_ERR_ARG, "AIP_Plan_wait", "plan is NULL");
+    if (!plan->active)
+        return MPI_SUCCESS;
+    return completed(plan, plan->row->progress(plan, 1, &complete));
 }
 
 int AIP_Plan_free(AIP_Plan *plan)
 {
+    if (plan && *plan && (*plan)->active) /* its messages still read and write the buffers */
+        return aip_private_raise((*plan)->private, (*plan)->call.comm, MPI_ERR_REQUEST,
+                                 "AIP_Plan_free",
+                                 "the plan is executing: complete it with AIP_Plan_wait first");
     if (plan) {
         aip_plan_free(*plan);
         *plan = NULL;

@@ -30,8 +30,8 @@ static int schedule_allocate(const aip_algorithm_row *row, const aip_call *call,
 
 #define CHOICE(id, name, summary) { id, name, AIP_KIND_CHOICE, summary, .run = NULL }
 #define SCHEDULE(id, name, summary, schedule_)                                                \
-    { id, name, AIP_KIND_SCHEDULE, summary, .schedule = &schedule_, .run = aip_run_schedule,  \
-      .aux_bytes = aip_exchange_aux_bytes, .ring = 1, .allocate = schedule_allocate,           \
+    { id, name, AIP_KIND_SCHEDULE, summary, .schedule = &schedule_,                          \
+      .start = aip_start_schedule, .progress = aip_progress_schedule, .aux_bytes = aip_exchange_aux_bytes, .ring = 1, .allocate = schedule_allocate,           \
       .release = free, .bytes = aip_steps_bytes }
 /* Rows whose state is the executor's index space for lists of blocks. */
 #define INDEXED(id, name, kind, summary, run_, aux_bytes_)                                   \

@@ -27,9 +27,15 @@ typedef struct aip_algorithm_row {
     const char *name;
     AIP_Algorithm_kind kind;
     const char *summary; /* one line, for AIP_ALGORITHM's help */
-    /* AIP_KIND_SCHEDULE: the schedule the executor runs (run is aip_run_schedule). */
+    /* AIP_KIND_SCHEDULE: the schedule the executor runs (aip_start_schedule). */
     const aip_schedule *schedule;
-    /* Everything but choices: execute a plan on buf (from sendbuf out of place). */
+    /* Everything but choices executes a plan on buf (from sendbuf out of
+     * place) in one of two ways.  Rows that can stop and resume: start
+     * begins the exchange, progress advances it, waiting for transfers only
+     * if may_wait (then until it is complete), and says when it is complete
+     * (AIP_Plan_start, _test, _wait).  The others run it to the end. */
+    int (*start)(aip_plan *plan, char *buf, const char *sendbuf);
+    int (*progress)(aip_plan *plan, int may_wait, int *complete);
     int (*run)(const aip_plan *plan, char *buf, const char *sendbuf);
     /* Its workspace.  aux_bytes: how much of the plan's auxiliary buffer it
      * uses, within the budget; ring: whether the executor's ring of
