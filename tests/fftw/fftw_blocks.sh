@@ -7,7 +7,8 @@
 # rows-to-blocks move before the 1D transforms and a blocks-to-rows move
 # after.  The list covers the three kinds of rank-1 bigvec (r2c and c2r
 # through their complex part, c2c, r2r), blocks of the vector short by 1 to
-# 3 items (the reals put aside) and a rank without rows.  With
+# 3 items (the reals put aside), a rank without rows and ranks without
+# blocks of the vector.  With
 # FFTW_MPI_INPLACE_ALGORITHM=off each must plan without the layout and
 # without our transposes: stock FFTW's plans stay stock.
 #
@@ -23,6 +24,8 @@ cases='
 3  ik10e00x8e01x7e11  r2r (rdft-rank1-bigvec), vector 56: 19, 19, 18
 4  icf22x9x3          22 rows: 6, 6, 6, 4; vector 27: 7, 7, 7, 6
 4  icf6x5001          6 rows: 2, 2, 2 and none; vector 5001: 1251 x 3, 1248
+3  icf12x2            vector 2, fewer blocks than ranks: 1, 1 and none
+4  ik9e00x2e01        r2r, vector 2: 1, 1 and two ranks without blocks
 '
 
 failures=0
