@@ -60,12 +60,13 @@ int aip_post_data(const void *buf, int count, MPI_Datatype type, int peer, int t
 /* A completed data receive of expected_bytes: an empty message means its
  * sender failed, another size that the ranks' plans differ. */
 void aip_check_arrival(const MPI_Status *status, MPI_Count expected_bytes, int *error);
-/* Complete `count` requests: MPI_Waitall, or politely MPI_Testall with
+/* Complete `count` requests: MPI_Waitall, or politely aip_test with
  * sched_yield between the tests (exchange.c says why). */
 int aip_complete(int count, MPI_Request *requests, MPI_Status *statuses, int politely,
                  int *error);
-/* MPI_Testall, retried once if MPI fails (*error notes it): *done says
- * whether all completed. */
+/* Test the requests, each retried once if MPI fails (*error notes it):
+ * *done says whether all have completed.  statuses[i] is written when
+ * request i completes, so keep statuses until *done. */
 int aip_test(int count, MPI_Request *requests, MPI_Status *statuses, int *done, int *error);
 /* Cancel and complete (or at least free) what is still active. */
 void aip_give_up(int count, MPI_Request *requests);

@@ -134,13 +134,24 @@ int aip_complete(int count, MPI_Request *requests, MPI_Status *statuses, int pol
     }
 }
 
+/* One request at a time, not MPI_Testall: a request that completes is freed
+ * and its status written once, into statuses[i], which the caller keeps
+ * until all are done.  (SMPI's MPI_Testall frees what completed even when it
+ * reports that not all did, and then reports an empty status for it.) */
 int aip_test(int count, MPI_Request *requests, MPI_Status *statuses, int *done, int *error)
 {
-    int err = MPI_Testall(count, requests, done, statuses);
-    if (err == MPI_SUCCESS)
-        return MPI_SUCCESS;
-    aip_note_error(error, err); /* requests it completed are MPI_REQUEST_NULL now */
-    return MPI_Testall(count, requests, done, statuses);
+    *done = 1;
+    for (int i = 0; i < count; i++) {
+        int complete = 1, err = MPI_SUCCESS;
+        if (requests[i] != MPI_REQUEST_NULL &&
+            (err = MPI_Test(&requests[i], &complete, &statuses[i])) != MPI_SUCCESS) {
+            aip_note_error(error, err);
+            if ((err = MPI_Test(&requests[i], &complete, &statuses[i])) != MPI_SUCCESS)
+                return err;
+        }
+        *done &= complete;
+    }
+    return MPI_SUCCESS;
 }
 
 void aip_give_up(int count, MPI_Request *requests)
