@@ -133,7 +133,7 @@
  * not take it (bench/figures/ *bcast* tables). */
 #define AIP_BCAST_AUTO_TREE AIP_BCAST_BINARY
 
-/* 1: wait for transfers in MPI_Waitall instead of polling MPI_Test and
+/* 1: wait for transfers in MPI_Waitall instead of polling MPI_Testsome and
  * yielding the core (exchange.c).  For simulators: SimGrid's SMPI charges
  * every test simulated time and slows the simulation itself
  * (bench/smpi_sweep.sh builds with -DAIP_BLOCKING_WAIT=1). */

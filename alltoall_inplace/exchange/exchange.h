@@ -64,9 +64,11 @@ void aip_check_arrival(const MPI_Status *status, MPI_Count expected_bytes, int *
  * sched_yield between the tests (exchange.c says why). */
 int aip_complete(int count, MPI_Request *requests, MPI_Status *statuses, int politely,
                  int *error);
-/* Test the requests, each retried once if MPI fails (*error notes it):
- * *done says whether all have completed.  statuses[i] is written when
- * request i completes, so keep statuses until *done. */
+/* Test the requests (at most AIP_TEST_MAX: a transfer's receive and send),
+ * retried once if MPI fails (*error notes it): *done says whether all have
+ * completed.  statuses[i] is written when request i completes, so keep
+ * statuses until *done. */
+enum { AIP_TEST_MAX = 2 };
 int aip_test(int count, MPI_Request *requests, MPI_Status *statuses, int *done, int *error);
 /* Cancel and complete (or at least free) what is still active. */
 void aip_give_up(int count, MPI_Request *requests);

@@ -134,23 +134,28 @@ int aip_complete(int count, MPI_Request *requests, MPI_Status *statuses, int pol
     }
 }
 
-/* One request at a time, not MPI_Testall: a request that completes is freed
- * and its status written once, into statuses[i], which the caller keeps
- * until all are done.  (SMPI's MPI_Testall frees what completed even when it
- * reports that not all did, and then reports an empty status for it.) */
+/* MPI_Testsome, not MPI_Testall: a request that completes is freed and its
+ * status written once, into statuses[i], which the caller keeps until all
+ * are done.  (SMPI's MPI_Testall frees what completed even when it reports
+ * that not all did, and then reports an empty status for it.)  One call, so
+ * one turn of MPI's progress engine, as MPI_Testall. */
 int aip_test(int count, MPI_Request *requests, MPI_Status *statuses, int *done, int *error)
 {
-    *done = 1;
-    for (int i = 0; i < count; i++) {
-        int complete = 1, err = MPI_SUCCESS;
-        if (requests[i] != MPI_REQUEST_NULL &&
-            (err = MPI_Test(&requests[i], &complete, &statuses[i])) != MPI_SUCCESS) {
-            aip_note_error(error, err);
-            if ((err = MPI_Test(&requests[i], &complete, &statuses[i])) != MPI_SUCCESS)
-                return err;
-        }
-        *done &= complete;
+    MPI_Status completed[AIP_TEST_MAX];
+    int indices[AIP_TEST_MAX], outcount, err;
+
+    if (count > AIP_TEST_MAX)
+        return MPI_ERR_INTERN;
+    if ((err = MPI_Testsome(count, requests, &outcount, indices, completed)) != MPI_SUCCESS) {
+        aip_note_error(error, err); /* requests it completed are MPI_REQUEST_NULL now */
+        if ((err = MPI_Testsome(count, requests, &outcount, indices, completed)) != MPI_SUCCESS)
+            return err;
     }
+    for (int k = 0; outcount != MPI_UNDEFINED && k < outcount; k++)
+        statuses[indices[k]] = completed[k];
+    *done = 1;
+    for (int i = 0; i < count; i++)
+        *done &= requests[i] == MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }
 

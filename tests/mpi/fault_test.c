@@ -10,7 +10,7 @@
  *                        must return MPI_ERR_NO_MEM with its buffer untouched
  *                        (the library's promise for errors found before the
  *                        exchange)
- *   fault_test --mpi     walk failures of MPI_Isend, MPI_Irecv, MPI_Test,
+ *   fault_test --mpi     walk failures of MPI_Isend, MPI_Irecv, MPI_Testsome,
  *                        MPI_Waitall and MPI_Waitany (wrappers below, over
  *                        PMPI; the library's calls resolve to them): the n-th
  *                        call on rank r returns MPI_ERR_INTERN without doing
@@ -49,10 +49,10 @@
 
 /* ---- MPI calls that fail on demand (used by the library, resolved here). ---- */
 
-enum { F_ISEND, F_IRECV, F_TEST, F_WAITALL, F_WAITANY, N_FUNCTIONS };
-static const char *const function_names[] = { "MPI_Isend", "MPI_Irecv", "MPI_Test",
+enum { F_ISEND, F_IRECV, F_TESTSOME, F_WAITALL, F_WAITANY, N_FUNCTIONS };
+static const char *const function_names[] = { "MPI_Isend", "MPI_Irecv", "MPI_Testsome",
                                                "MPI_Waitall", "MPI_Waitany" };
-/* MPI_Test is called until transfers complete: how often depends on timing. */
+/* MPI_Testsome is called until transfers complete: how often depends on timing. */
 static const int walk_cap[] = { 1000, 1000, 4, 1000, 1000 };
 static int walked_functions[N_FUNCTIONS]; /* --function */
 
@@ -95,13 +95,14 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
 }
 
-int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[])
 {
-    if (fails_now(F_TEST)) { /* nothing tested: the request stays active */
-        *flag = 0;
+    if (fails_now(F_TESTSOME)) { /* nothing tested: the requests stay active */
+        *outcount = 0;
         return INJECTED;
     }
-    return PMPI_Test(request, flag, status);
+    return PMPI_Testsome(incount, requests, outcount, indices, statuses);
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
