@@ -28,6 +28,32 @@ void test_fill(void *buf, size_t bytes, uint64_t seed, int rank)
     }
 }
 
+int test_pair_count(uint64_t key, int src, int dst)
+{
+    uint64_t u = test_hash(key, (uint64_t)src, (uint64_t)dst);
+    return u % 5 == 0 ? 0 : 1 + (int)(u / 5 % 300);
+}
+
+int test_place_regions(uint64_t key, int rank, int p, const int *counts, int *displs)
+{
+    int *order = malloc(sizeof(int) * (size_t)p), at = 0;
+    for (int j = 0; j < p; j++)
+        order[j] = j;
+    for (int j = p - 1; j > 0; j--) {
+        int k = (int)(test_hash(key, (uint64_t)rank, (uint64_t)j) % (uint64_t)(j + 1));
+        int swap = order[j];
+        order[j] = order[k];
+        order[k] = swap;
+    }
+    for (int i = 0; i < p; i++) {
+        at += (int)(test_hash(key + 1, (uint64_t)rank, (uint64_t)i) % 3);
+        displs[order[i]] = at;
+        at += counts[order[i]];
+    }
+    free(order);
+    return at + 1;
+}
+
 const char *test_option(int argc, char **argv, const char *name)
 {
     const char *value = NULL;

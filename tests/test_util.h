@@ -24,6 +24,15 @@ uint64_t test_hash(uint64_t a, uint64_t b, uint64_t c);
  * noise for the tests that compare with the MPI library's result on a copy. */
 void test_fill(void *buf, size_t bytes, uint64_t seed, int rank);
 
+/* Elements from rank src to rank dst in a random layout of `key`: zero for a
+ * fifth of the pairs, else 1 to 300.  test_pair_count(key, min, max) of a
+ * pair gives symmetric counts. */
+int test_pair_count(uint64_t key, int src, int dst);
+/* counts[j] at displs[j], in elements, in a random order of the peers (of
+ * key and rank) with gaps of 0 to 2 elements; returns the elements the
+ * buffer needs. */
+int test_place_regions(uint64_t key, int rank, int p, const int *counts, int *displs);
+
 /* The value of option `name` in argv, whose options all take a value
  * ("--seed 5 --cases 12"); NULL if it is not there. */
 const char *test_option(int argc, char **argv, const char *name);

@@ -61,7 +61,9 @@ int aip_post_data(const void *buf, int count, MPI_Datatype type, int peer, int t
  * sender failed, another size that the ranks' plans differ. */
 void aip_check_arrival(const MPI_Status *status, MPI_Count expected_bytes, int *error);
 /* Complete `count` requests: MPI_Waitall, or politely aip_test with
- * sched_yield between the tests (exchange.c says why). */
+ * sched_yield between the tests (exchange.c says why; so at most
+ * AIP_TEST_MAX requests then).  MPI_Waitall writes an empty status for a
+ * request already MPI_REQUEST_NULL: pass only the active ones. */
 int aip_complete(int count, MPI_Request *requests, MPI_Status *statuses, int politely,
                  int *error);
 /* Test the requests (at most AIP_TEST_MAX: a transfer's receive and send),

@@ -69,7 +69,7 @@
 /* The exchange of one call: the index sets and the O(p) arrays of messages. */
 typedef struct general_exchange {
     aip_general sets;
-    int tag_request, tag_data; /* the plan's two tags */
+    int tag; /* the execution's first tag, of requests; data go on tag + 1 */
     MPI_Aint *ask;       /* per source: what I ask of it this phase */
     MPI_Aint *asked;     /* per dest: what it asks of me */
     MPI_Aint *words;     /* AIP_REQUESTS=alltoall: 2 per rank, out and in */
@@ -158,8 +158,9 @@ static int post_data(general_exchange *x, phase *ph, int receive, int npieces, i
         }
     }
     MPI_Datatype used = type != MPI_DATATYPE_NULL && count == 1 ? type : MPI_BYTE;
-    err = receive ? aip_post_receive(start, count, used, peer, x->tag_data, comm, request, &ph->error)
-                  : aip_post_data(start, count, used, peer, x->tag_data, comm, request, &ph->error);
+    int tag = x->tag + 1;
+    err = receive ? aip_post_receive(start, count, used, peer, tag, comm, request, &ph->error)
+                  : aip_post_data(start, count, used, peer, tag, comm, request, &ph->error);
     if (type != MPI_DATATYPE_NULL)
         MPI_Type_free(&type); /* freed when the message completes */
     if (err == MPI_SUCCESS)
@@ -182,7 +183,7 @@ static int post_send(general_exchange *x, phase *ph, int dest, MPI_Comm comm)
 /* A send of the protocol (a request), whose value must arrive whatever failed. */
 static int post_request(general_exchange *x, phase *ph, int source, MPI_Comm comm)
 {
-    int err = aip_post_send(&x->ask[source], 1, MPI_AINT, source, x->tag_request, comm,
+    int err = aip_post_send(&x->ask[source], 1, MPI_AINT, source, x->tag, comm,
                             &x->other[ph->nother], &ph->error);
     if (err == MPI_SUCCESS)
         x->expected[ph->nother++] = 0;
@@ -240,7 +241,7 @@ static int phases_p2p(general_exchange *x, MPI_Comm comm, int error)
             x->asked[i] = 0;
             if (aip_general_owes(g, i)) {
                 x->wait_peer[ph.nwait] = i;
-                err = aip_post_receive(&x->asked[i], 1, MPI_AINT, i, x->tag_request, comm,
+                err = aip_post_receive(&x->asked[i], 1, MPI_AINT, i, x->tag, comm,
                                        &x->wait_requests[ph.nwait], &ph.error);
                 ph.nwait += err == MPI_SUCCESS;
             }
@@ -344,8 +345,7 @@ int aip_run_general(const aip_plan *plan, char *buf, const char *sendbuf)
         for (int j = 0; j < p; j++)
             memcpy(buf + call->blocks[j].offset, sendbuf + call->blocks[j].offset,
                    (size_t)call->blocks[j].bytes);
-    x->tag_request = plan->space.tag;
-    x->tag_data = plan->space.tag + 1;
+    x->tag = plan->space.tag;
     int nbuffers = opt->aux_buffers > 0 ? opt->aux_buffers : p / 8 > 1 ? p / 8 : 1;
     aip_general_start(&x->sets, buf, call->blocks, call->recv_blocks, plan->space.aux,
                       (MPI_Aint)plan->space.aux_bytes, opt->aux_strategy, nbuffers);

@@ -73,32 +73,20 @@ static unsigned pick(const test_run *t, int r, int k, unsigned range)
  * symmetric counts in a random order of the peers with gaps (B). */
 static void lay_out(const test_run *t, int r, int which, planned *x)
 {
-    int p = t->size, at = 0;
-    int *order = malloc(sizeof(int) * (size_t)p);
+    int p = t->size;
     uint64_t key = t->seed + 131u * (uint64_t)r + (uint64_t)which;
     int equal = 1 + (int)(test_hash(key, 0, 0) % 300);
 
     x->counts = malloc(sizeof(int) * 2 * (size_t)p);
     x->displs = x->counts + p;
     for (int j = 0; j < p; j++) {
-        uint64_t lo = (uint64_t)(j < t->rank ? j : t->rank), hi = (uint64_t)(j < t->rank ? t->rank : j);
-        uint64_t u = test_hash(key, lo, hi); /* the same for the pair both ways */
-        x->counts[j] = which == 1 ? (u % 5 == 0 ? 0 : 1 + (int)(u / 5 % 300)) : equal;
-        order[j] = j;
+        int lo = j < t->rank ? j : t->rank, hi = j < t->rank ? t->rank : j;
+        x->counts[j] = which == 1 ? test_pair_count(key, lo, hi) : equal;
+        x->displs[j] = equal * j;
     }
-    for (int j = p - 1; which == 1 && j > 0; j--) {
-        int k = (int)(test_hash(key, (uint64_t)t->rank, (uint64_t)j + 1000) % (uint64_t)(j + 1));
-        int swap = order[j];
-        order[j] = order[k];
-        order[k] = swap;
-    }
-    for (int i = 0; i < p; i++) {
-        at += which == 1 ? (int)(test_hash(key, (uint64_t)t->rank, (uint64_t)i + 2000) % 3) : 0;
-        x->displs[order[i]] = at;
-        at += x->counts[order[i]];
-    }
-    free(order);
-    x->elements = (size_t)at + 1;
+    x->elements = which == 1
+                      ? (size_t)test_place_regions(key, t->rank, p, x->counts, x->displs)
+                      : (size_t)equal * (size_t)p;
 }
 
 /* Plan `which` made on comm, its buffer filled and its expected result computed. */

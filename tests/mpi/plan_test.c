@@ -84,36 +84,6 @@ typedef struct test_run {
     int heap; /* --heap: check AIP_Plan_bytes against the heap */
 } test_run;
 
-/* Elements from rank src to rank dst in case `c`: zero for a fifth, else up to 300. */
-static int pair_count(const test_run *t, int c, int src, int dst)
-{
-    uint64_t u = test_hash(t->seed + (uint64_t)c, (uint64_t)src, (uint64_t)dst);
-    return u % 5 == 0 ? 0 : 1 + (int)(u / 5 % 300);
-}
-
-/* counts[j] at displs[j] in a random order of the peers with random gaps;
- * returns the elements the buffer needs. */
-static int place_regions(const test_run *t, int c, const int *counts, int *displs)
-{
-    int p = t->size, *order = malloc(sizeof(int) * (size_t)p), at = 0;
-    for (int j = 0; j < p; j++)
-        order[j] = j;
-    for (int j = p - 1; j > 0; j--) {
-        int k = (int)(test_hash(t->seed + (uint64_t)c, (uint64_t)t->rank, (uint64_t)j) %
-                      (uint64_t)(j + 1));
-        int swap = order[j];
-        order[j] = order[k];
-        order[k] = swap;
-    }
-    for (int i = 0; i < p; i++) {
-        at += (int)(test_hash((uint64_t)c, (uint64_t)t->rank, (uint64_t)i) % 3);
-        displs[order[i]] = at;
-        at += counts[order[i]];
-    }
-    free(order);
-    return at + 1;
-}
-
 /* ---- Executions ---- */
 
 /* Runs the plan EXECUTIONS times, each on a fresh buffer of `elements`
@@ -266,8 +236,10 @@ static void symmetric_cases(test_run *t, AIP_Algorithm algorithm, int c)
 
     /* AIP_Alltoallv: symmetric random counts */
     for (int j = 0; j < p; j++)
-        counts[j] = pair_count(t, c, t->rank < j ? t->rank : j, t->rank < j ? j : t->rank);
-    size_t elements = (size_t)place_regions(t, c, counts, displs);
+        counts[j] = test_pair_count(t->seed + (uint64_t)c, t->rank < j ? t->rank : j,
+                                    t->rank < j ? j : t->rank);
+    size_t elements = (size_t)test_place_regions(t->seed + (uint64_t)c, t->rank, p, counts,
+                                                 displs);
     snprintf(what, sizeof what, "AIP_Alltoallv_init %s", AIP_Algorithm_name(algorithm));
     if (AIP_Alltoallv_init(counts, displs, MPI_DOUBLE, t->comm, &options, &plan) ==
         MPI_SUCCESS) {
@@ -288,11 +260,12 @@ static void general_case(test_run *t, int c)
     AIP_Plan plan;
 
     for (int j = 0; j < p; j++) {
-        scounts[j] = pair_count(t, c, t->rank, j);
-        rcounts[j] = pair_count(t, c, j, t->rank);
+        scounts[j] = test_pair_count(t->seed + (uint64_t)c, t->rank, j);
+        rcounts[j] = test_pair_count(t->seed + (uint64_t)c, j, t->rank);
     }
-    int send_elements = place_regions(t, c, scounts, sdispls);
-    int recv_elements = place_regions(t, c + 1, rcounts, rdispls);
+    int send_elements = test_place_regions(t->seed + (uint64_t)c, t->rank, p, scounts, sdispls);
+    int recv_elements =
+        test_place_regions(t->seed + (uint64_t)c + 7, t->rank, p, rcounts, rdispls);
     size_t elements = (size_t)(send_elements > recv_elements ? send_elements : recv_elements);
     if (AIP_Alltoallv_general_init(scounts, sdispls, rcounts, rdispls, MPI_DOUBLE, t->comm,
                                    NULL, &plan) == MPI_SUCCESS) {
