@@ -35,8 +35,10 @@ static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
     return MPI_SUCCESS;
 }
 
+/* persistent: NULL to run now, or where the PMPI layer's persistent request keeps its plan */
 static int run_in_place(const char *fn, int declines_unmovable, void *buf, int count,
-                        MPI_Datatype datatype, MPI_Comm comm, const AIP_Options *options)
+                        MPI_Datatype datatype, MPI_Comm comm, const AIP_Options *options,
+                        aip_plan **persistent)
 {
     aip_call call;
     int err;
@@ -46,19 +48,19 @@ static int run_in_place(const char *fn, int declines_unmovable, void *buf, int c
                         datatype, comm)) != MPI_SUCCESS)
         return err;
     call.declines_unmovable = declines_unmovable;
-    return aip_call_run(&call, options);
+    return aip_call_run_or_plan(&call, options, persistent);
 }
 
 int AIP_Alltoall_opt(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
                      const AIP_Options *options)
 {
-    return run_in_place("AIP_Alltoall", 0, buf, count, datatype, comm, options);
+    return run_in_place("AIP_Alltoall", 0, buf, count, datatype, comm, options, NULL);
 }
 
 int aip_pmpi_alltoall(const char *fn, void *buf, int count, MPI_Datatype datatype,
-                      MPI_Comm comm)
+                      MPI_Comm comm, aip_plan **persistent)
 {
-    return run_in_place(fn, 1, buf, count, datatype, comm, NULL);
+    return run_in_place(fn, 1, buf, count, datatype, comm, NULL, persistent);
 }
 
 int AIP_Alltoall(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm)
@@ -108,7 +110,8 @@ static int run_out_of_place(const char *fn, int declines_unmovable, const void *
     int err;
 
     if (sendbuf == MPI_IN_PLACE) /* as MPI_Alltoall does */
-        return run_in_place(fn, declines_unmovable, recvbuf, count, datatype, comm, options);
+        return run_in_place(fn, declines_unmovable, recvbuf, count, datatype, comm, options,
+                            NULL);
     if ((err = describe(&call, fn, recvbuf, declines_unmovable ? AIP_BUFFER_OR_BOTTOM : 1,
                         count, datatype, comm)) != MPI_SUCCESS)
         return err;

@@ -40,7 +40,7 @@ static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
 
 static int run(const char *fn, int declines_unmovable, void *buf, const int counts[],
                const int displs[], MPI_Datatype datatype, MPI_Comm comm,
-               const AIP_Options *options)
+               const AIP_Options *options, aip_plan **persistent)
 {
     aip_call call;
     int err;
@@ -50,19 +50,19 @@ static int run(const char *fn, int declines_unmovable, void *buf, const int coun
                         displs, datatype, comm)) != MPI_SUCCESS)
         return err;
     call.declines_unmovable = declines_unmovable;
-    return aip_call_run(&call, options);
+    return aip_call_run_or_plan(&call, options, persistent);
 }
 
 int AIP_Alltoallv_opt(void *buf, const int counts[], const int displs[], MPI_Datatype datatype,
                       MPI_Comm comm, const AIP_Options *options)
 {
-    return run("AIP_Alltoallv", 0, buf, counts, displs, datatype, comm, options);
+    return run("AIP_Alltoallv", 0, buf, counts, displs, datatype, comm, options, NULL);
 }
 
 int aip_pmpi_alltoallv(const char *fn, void *buf, const int counts[], const int displs[],
-                       MPI_Datatype datatype, MPI_Comm comm)
+                       MPI_Datatype datatype, MPI_Comm comm, aip_plan **persistent)
 {
-    return run(fn, 1, buf, counts, displs, datatype, comm, NULL);
+    return run(fn, 1, buf, counts, displs, datatype, comm, NULL, persistent);
 }
 
 int AIP_Alltoallv(void *buf, const int counts[], const int displs[], MPI_Datatype datatype,

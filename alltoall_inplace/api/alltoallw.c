@@ -49,7 +49,7 @@ static int describe(aip_call *call, const char *fn, void *buf, int binds_buffer,
 
 static int run(const char *fn, int declines_unmovable, void *buf, const int counts[],
                const int displs[], const MPI_Datatype datatypes[], MPI_Comm comm,
-               const AIP_Options *options)
+               const AIP_Options *options, aip_plan **persistent)
 {
     aip_call call;
     int err;
@@ -59,19 +59,19 @@ static int run(const char *fn, int declines_unmovable, void *buf, const int coun
                         displs, datatypes, comm)) != MPI_SUCCESS)
         return err;
     call.declines_unmovable = declines_unmovable;
-    return aip_call_run(&call, options);
+    return aip_call_run_or_plan(&call, options, persistent);
 }
 
 int AIP_Alltoallw_opt(void *buf, const int counts[], const int displs[],
                       const MPI_Datatype datatypes[], MPI_Comm comm, const AIP_Options *options)
 {
-    return run("AIP_Alltoallw", 0, buf, counts, displs, datatypes, comm, options);
+    return run("AIP_Alltoallw", 0, buf, counts, displs, datatypes, comm, options, NULL);
 }
 
 int aip_pmpi_alltoallw(const char *fn, void *buf, const int counts[], const int displs[],
-                       const MPI_Datatype datatypes[], MPI_Comm comm)
+                       const MPI_Datatype datatypes[], MPI_Comm comm, aip_plan **persistent)
 {
-    return run(fn, 1, buf, counts, displs, datatypes, comm, NULL);
+    return run(fn, 1, buf, counts, displs, datatypes, comm, NULL, persistent);
 }
 
 int AIP_Alltoallw(void *buf, const int counts[], const int displs[],

@@ -57,7 +57,8 @@ struct aip_algorithm_row;
 struct aip_nodes;
 
 struct AIP_Plan_s {
-    aip_call call;          /* the layout (call.buf unused: each execution brings one) */
+    aip_call call;          /* the layout; call.buf is the PMPI layer's persistent
+                             * request's buffer (AIP_Plan_* executions bring their own) */
     aip_private *private;   /* a reference: the plan outlives call.comm if need be (comm.c) */
     MPI_Comm private_comm;  /* its handle: where our messages travel */
     const struct aip_algorithm_row *row; /* what runs */

@@ -285,6 +285,11 @@ int aip_call_run(aip_call *call, const AIP_Options *options)
     return err;
 }
 
+int aip_call_run_or_plan(aip_call *call, const AIP_Options *options, aip_plan **persistent)
+{
+    return persistent ? aip_plan_create(call, options, persistent) : aip_call_run(call, options);
+}
+
 /* ---- Plans, the public face of the pipeline. ---- */
 
 /* Whether a plan's blocks have data to move (so that buf must be a buffer). */

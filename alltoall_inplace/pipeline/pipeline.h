@@ -31,6 +31,10 @@ int aip_plan_execute(aip_plan *plan, char *buf, const char *sendbuf);
 void aip_plan_free(aip_plan *plan);
 /* All four steps: create, execute on call->buf, free. */
 int aip_call_run(aip_call *call, const AIP_Options *options);
+/* The PMPI layer's calls: all four steps, or with persistent non-NULL the
+ * plan of MPI's persistent collective (MPI_Alltoall_init), bound to
+ * call->buf as MPI binds the buffer (rebased from MPI_BOTTOM). */
+int aip_call_run_or_plan(aip_call *call, const AIP_Options *options, aip_plan **persistent);
 
 /* Step 2 for any collective of the library: agree (aip_check_collective on
  * private_comm) and, where an error is agreed, name the mismatched pairs

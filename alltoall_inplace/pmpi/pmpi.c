@@ -38,8 +38,11 @@
  *
  * Fortran callers of MPICH reach these symbols (its bindings call MPI_*);
  * Open MPI's bindings call PMPI_* and get Fortran symbols of their own
- * (pmpi_fortran.c).  The large-count (_c) functions of MPI-4, the nonblocking
- * and persistent variants and mpi_f08's bindings are not intercepted.
+ * (pmpi_fortran.c).  The in-place persistent variants (MPI_Alltoall_init,
+ * ...) are ours too, with the request functions that complete them
+ * (pmpi_persistent.c).  The large-count (_c) functions of MPI-4, the
+ * nonblocking variants (MPI_Ialltoall, ...) and mpi_f08's bindings are not
+ * intercepted.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -152,9 +155,8 @@ static int agree_settings(MPI_Comm comm, int agreed[N_SETTINGS])
 
 /* ---- Which calls run ours ---------------------------------------------- */
 
-static _Thread_local int inside_ours;
-
-typedef enum route { TO_MPI, TO_OURS, TO_ERROR } route;
+_Thread_local int aip_layer_inside_ours;
+#define inside_ours aip_layer_inside_ours
 
 /* Whether a call on comm that setting k governs runs ours, the same on every rank;
  * TO_ERROR after raising MPI_ERR_ARG (*err) on every rank if some rank's setting is
@@ -204,8 +206,13 @@ static route route_of(int k, MPI_Comm comm, const char *fn, int *err)
     return TO_ERROR;
 }
 
+route aip_layer_route_in_place(MPI_Comm comm, const char *fn, int *err)
+{
+    return route_of(SETTING_in_place, comm, fn, err);
+}
+
 /* After one of ours ran: err, or MPI's own call (run by the caller) if ours declined. */
-static int declined(int err, const char *fn, MPI_Comm comm)
+int aip_layer_declined(int err, const char *fn, MPI_Comm comm)
 {
     int rank;
 
@@ -235,11 +242,11 @@ int aip_layer_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype
         return err;
     if (to == TO_OURS) {
         inside_ours = 1;
-        err = in_place ? aip_pmpi_alltoall(fn, recvbuf, recvcount, recvtype, comm)
+        err = in_place ? aip_pmpi_alltoall(fn, recvbuf, recvcount, recvtype, comm, NULL)
                        : aip_pmpi_alltoall_oop(fn, sendbuf, sendcount, sendtype, recvbuf,
                                                recvcount, recvtype, comm);
         inside_ours = 0;
-        if (!declined(err, fn, comm))
+        if (!aip_layer_declined(err, fn, comm))
             return err;
     }
     return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -257,9 +264,9 @@ int aip_layer_alltoallv(const void *sendbuf, const int sendcounts[], const int s
         return err;
     if (to == TO_OURS) {
         inside_ours = 1;
-        err = aip_pmpi_alltoallv(fn, recvbuf, recvcounts, rdispls, recvtype, comm);
+        err = aip_pmpi_alltoallv(fn, recvbuf, recvcounts, rdispls, recvtype, comm, NULL);
         inside_ours = 0;
-        if (!declined(err, fn, comm))
+        if (!aip_layer_declined(err, fn, comm))
             return err;
     }
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -278,9 +285,9 @@ int aip_layer_alltoallw(const void *sendbuf, const int sendcounts[], const int s
         return err;
     if (to == TO_OURS) {
         inside_ours = 1;
-        err = aip_pmpi_alltoallw(fn, recvbuf, recvcounts, rdispls, recvtypes, comm);
+        err = aip_pmpi_alltoallw(fn, recvbuf, recvcounts, rdispls, recvtypes, comm, NULL);
         inside_ours = 0;
-        if (!declined(err, fn, comm))
+        if (!aip_layer_declined(err, fn, comm))
             return err;
     }
     return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,

@@ -8,6 +8,19 @@
 
 #include <mpi.h>
 
+/* Set while the library runs one of ours, in this thread: the MPI calls it makes itself
+ * then pass straight to MPI. */
+extern _Thread_local int aip_layer_inside_ours;
+
+typedef enum route { TO_MPI, TO_OURS, TO_ERROR } route;
+
+/* Whether an in-place call on comm runs ours ($AIP_PMPI_IN_PLACE, agreed by every rank);
+ * TO_ERROR with *err raised on every rank where the ranks' settings are bad or differ. */
+route aip_layer_route_in_place(MPI_Comm comm, const char *fn, int *err);
+/* After one of ours ran: 0 (err is the call's result), or 1 where ours declined and the
+ * caller runs MPI's own (said on rank 0 under AIP_DEBUG). */
+int aip_layer_declined(int err, const char *fn, MPI_Comm comm);
+
 int aip_layer_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                        void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int aip_layer_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],

@@ -12,7 +12,11 @@
 #   4. memory: a 256 MiB in-place MPI_Alltoall on 2 ranks grows VmHWM by at
 #      most the budget (1 MiB) + 4 MiB under the layer, by at least half a
 #      block (64 MiB) on MPI alone;
-#   5. Fortran callers, mpif.h and `use mpi`, with the MPI's mpif90 ($MPIFC):
+#   5. persistent requests (pmpi_persistent_test): MPI_Alltoall_init, _v and
+#      _w in place, completed by each of MPI's request functions among MPI's
+#      own requests, on MPI alone and then preloaded on 1..5 ranks, where
+#      ours must run each in-place init and MPI's own the gapped one;
+#   6. Fortran callers, mpif.h and `use mpi`, with the MPI's mpif90 ($MPIFC):
 #      ours must run both in-place MPI_ALLTOALLW, the one over MPI_BOTTOM too.
 set -eu
 srcdir=$(cd "$(dirname "$0")" && pwd) # before any cd: $0 may be relative
@@ -99,6 +103,17 @@ ran_ours "$tmp/err" MPI_Alltoall MPI_Alltoallv MPI_Alltoallw
 echo "== memory of a 256 MiB in-place MPI_Alltoall on 2 ranks"
 AIP_AUX_BYTES=1M "$MPIRUN" 2 $preload "$TESTBIN/mpi/pmpi_memory_test" 256 --at-most 5
 "$MPIRUN" 2 "$TESTBIN/mpi/pmpi_memory_test" 256 --at-least 64
+
+echo "== pmpi_persistent_test on MPI alone"
+"$MPIRUN" 3 "$TESTBIN/mpi/pmpi_persistent_test"
+for np in 1 2 3 5; do
+    echo "== pmpi_persistent_test, layer preloaded, $np ranks"
+    AIP_DEBUG=1 "$MPIRUN" "$np" $preload "$TESTBIN/mpi/pmpi_persistent_test" --layer \
+        2>"$tmp/err"
+    ran_ours "$tmp/err" MPI_Alltoall_init MPI_Alltoallv_init MPI_Alltoallw_init
+    grep -q "MPI_Alltoall_init: MPI's own (a datatype" "$tmp/err" ||
+        { cat "$tmp/err"; fail "the gapped datatype did not go to MPI's own init"; }
+done
 
 if ! command -v "$MPIFC" >/dev/null 2>&1; then
     echo "SKIP: no Fortran MPI compiler '$MPIFC' (gfortran and the MPI's Fortran package)"

@@ -1,0 +1,376 @@
+/*
+ * pmpi_persistent_test - a plain MPI program's in-place persistent
+ * all-to-all (MPI_Alltoall_init, MPI_Alltoallv_init, MPI_Alltoallw_init; on
+ * Open MPI 4.1 the MPIX_ ones), run on MPI alone and under the PMPI layer
+ * (pmpi.sh, which checks from AIP_DEBUG that ours ran).
+ *
+ * Each round starts the requests, exchanges a ring message meanwhile, and
+ * completes them with one of MPI's request functions in turn (MPI_Wait,
+ * MPI_Test, MPI_Waitall, MPI_Testall, MPI_Waitany, MPI_Testany,
+ * MPI_Waitsome, MPI_Testsome, MPI_Request_get_status), the ring's requests
+ * in the same array; every result is compared byte for byte with MPI's
+ * out-of-place collective on a copy.  Two requests are in flight at once on
+ * two communicators, started by MPI_Startall.  A gapped datatype (declined
+ * by the layer to MPI's own) must give MPI's result too.  With --layer, the
+ * rules: MPI_Start on an active request and MPI_Request_free or MPI_Cancel
+ * on an exchanging one are MPI_ERR_REQUEST, and the exchange goes on.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+#if MPI_VERSION >= 4
+#define PERSISTENT(name) MPI_##name
+#elif defined(OPEN_MPI)
+#include <mpi-ext.h>
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define PERSISTENT(name) MPIX_##name
+#endif
+#endif
+
+#include "../test_util.h"
+
+#ifndef PERSISTENT
+int main(void)
+{
+    printf("pmpi_persistent_test: this MPI has no persistent collectives\n");
+    return TEST_SKIP;
+}
+#else
+
+static int passed, failed;
+static uint64_t seed;
+static int layer; /* --layer: the PMPI layer is preloaded */
+
+enum completion {
+    BY_WAIT, BY_TEST, BY_WAITALL, BY_TESTALL, BY_WAITANY, BY_TESTANY, BY_WAITSOME,
+    BY_TESTSOME, BY_GET_STATUS, COMPLETIONS
+};
+static const char *const completion_name[COMPLETIONS] = {
+    "MPI_Wait", "MPI_Test", "MPI_Waitall", "MPI_Testall", "MPI_Waitany",
+    "MPI_Testany", "MPI_Waitsome", "MPI_Testsome", "MPI_Request_get_status"
+};
+
+/* Completes the array's requests (ours persistent among MPI's) by `how`; 1 if each
+ * completed exactly once, with MPI_SUCCESS, and the persistent ones kept their handles. */
+static int complete_all(MPI_Request *requests, int n, enum completion how)
+{
+    MPI_Request kept[8];
+    MPI_Status statuses[8];
+    int completed[8] = { 0 }, done = 0, flag, index, outcount, indices[8], ok = 1;
+
+    memcpy(kept, requests, (size_t)n * sizeof *kept);
+    switch (how) {
+    case BY_WAIT:
+    case BY_TEST:
+    case BY_GET_STATUS:
+        for (int i = 0; i < n; i++) {
+            if (how == BY_TEST)
+                do
+                    ok &= MPI_Test(&requests[i], &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+                while (!flag);
+            else {
+                if (how == BY_GET_STATUS)
+                    do
+                        ok &= MPI_Request_get_status(requests[i], &flag, &statuses[0]) ==
+                              MPI_SUCCESS;
+                    while (!flag);
+                ok &= MPI_Wait(&requests[i], MPI_STATUS_IGNORE) == MPI_SUCCESS;
+            }
+            completed[i]++;
+        }
+        break;
+    case BY_WAITALL:
+        ok &= MPI_Waitall(n, requests, statuses) == MPI_SUCCESS;
+        for (int i = 0; i < n; i++)
+            completed[i]++;
+        break;
+    case BY_TESTALL:
+        do
+            ok &= MPI_Testall(n, requests, &flag, statuses) == MPI_SUCCESS;
+        while (!flag);
+        for (int i = 0; i < n; i++)
+            completed[i]++;
+        break;
+    case BY_WAITANY:
+    case BY_TESTANY:
+        while (done < n && ok) {
+            flag = 1;
+            if (how == BY_WAITANY)
+                ok &= MPI_Waitany(n, requests, &index, &statuses[0]) == MPI_SUCCESS;
+            else
+                ok &= MPI_Testany(n, requests, &index, &flag, &statuses[0]) == MPI_SUCCESS;
+            if (flag) {
+                ok &= index >= 0 && index < n;
+                if (ok && completed[index]++ == 0)
+                    done++;
+            }
+        }
+        /* All complete: nothing active is left, as MPI says with MPI_UNDEFINED */
+        ok &= MPI_Waitany(n, requests, &index, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+              index == MPI_UNDEFINED;
+        break;
+    case BY_WAITSOME:
+    case BY_TESTSOME:
+        while (done < n && ok) {
+            if (how == BY_WAITSOME)
+                ok &= MPI_Waitsome(n, requests, &outcount, indices, statuses) == MPI_SUCCESS &&
+                      outcount > 0;
+            else
+                ok &= MPI_Testsome(n, requests, &outcount, indices, statuses) == MPI_SUCCESS;
+            for (int k = 0; ok && k < outcount; k++) {
+                ok &= indices[k] >= 0 && indices[k] < n;
+                if (ok && completed[indices[k]]++ == 0)
+                    done++;
+            }
+        }
+        ok &= MPI_Waitsome(n, requests, &outcount, indices, statuses) == MPI_SUCCESS &&
+              outcount == MPI_UNDEFINED;
+        break;
+    default:
+        ok = 0;
+    }
+    for (int i = 0; i < n; i++) {
+        int persistent = kept[i] == requests[i] && requests[i] != MPI_REQUEST_NULL;
+        ok &= completed[i] == 1;
+        /* the ring's requests are freed, the persistent ones stay (ours at even i) */
+        ok &= i % 2 == 0 ? persistent : requests[i] == MPI_REQUEST_NULL;
+    }
+    return ok;
+}
+
+/* The ring messages of a round: posted into requests[1] and requests[3]. */
+static void post_ring(MPI_Request *requests, int *in, int *out, int round)
+{
+    int rank, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    *out = rank * 1000 + round;
+    MPI_Irecv(in, 1, MPI_INT, (rank + p - 1) % p, 7, MPI_COMM_WORLD, &requests[1]);
+    MPI_Isend(out, 1, MPI_INT, (rank + 1) % p, 7, MPI_COMM_WORLD, &requests[3]);
+}
+
+static int ring_ok(int in, int round)
+{
+    int rank, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    return in == (rank + p - 1) % p * 1000 + round;
+}
+
+/* In-place MPI_Alltoall_init on world and MPI_Alltoallv_init (random counts in random
+ * places) on a duplicate, both in flight each round, completed by every function in turn. */
+static void rounds_case(int count, int rounds)
+{
+    MPI_Comm dup;
+    int rank, p, ring_in = -1, ring_out;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+
+    size_t n = (size_t)count * p;
+    int *buf = malloc(n * sizeof *buf), *sent = malloc(n * sizeof *buf),
+        *expected = malloc(n * sizeof *buf);
+    int *counts = malloc((size_t)p * sizeof *counts), *displs = malloc((size_t)p * sizeof *displs);
+    for (int j = 0; j < p; j++)
+        counts[j] = test_pair_count(seed, rank < j ? rank : j, rank < j ? j : rank);
+    size_t vn = (size_t)test_place_regions(seed, rank, p, counts, displs);
+    int *vbuf = malloc((vn + 1) * sizeof *vbuf), *vsent = malloc((vn + 1) * sizeof *vbuf),
+        *vexpected = malloc((vn + 1) * sizeof *vbuf);
+
+    MPI_Request requests[4]; /* ours at 0 and 2, the ring's at 1 and 3 */
+    MPI_Request alltoall, alltoallv;
+    PERSISTENT(Alltoall_init)(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, count, MPI_INT,
+                              MPI_COMM_WORLD, MPI_INFO_NULL, &alltoall);
+    PERSISTENT(Alltoallv_init)(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, vbuf, counts, displs,
+                               MPI_INT, dup, MPI_INFO_NULL, &alltoallv);
+    for (int round = 0; round < rounds; round++) {
+        enum completion how = (enum completion)(round % COMPLETIONS);
+#ifdef MPICH
+        /* MPICH 4.0.2's own persistent collective requests, once complete, come back from
+         * MPI_Waitany and MPI_Testany again and again, fail MPI_Waitsome and MPI_Testsome,
+         * and now and then make MPI_Testall return MPI_ERR_IN_STATUS with every status
+         * MPI_SUCCESS: on MPI alone those five are left out (the layer's requests take
+         * them all) */
+        if (!layer && how != BY_WAIT && how != BY_TEST && how != BY_WAITALL &&
+            how != BY_GET_STATUS)
+            how = BY_WAITALL;
+#endif
+        test_fill(sent, n * sizeof *buf, seed + (uint64_t)round, rank);
+        test_fill(vsent, vn * sizeof *vbuf, seed + 1000 + (uint64_t)round, rank);
+        memcpy(buf, sent, n * sizeof *buf);
+        memcpy(vbuf, vsent, vn * sizeof *vbuf);
+        memcpy(vexpected, vsent, vn * sizeof *vbuf); /* the gaps stay as they were */
+        MPI_Alltoall(sent, count, MPI_INT, expected, count, MPI_INT, MPI_COMM_WORLD);
+        MPI_Alltoallv(vsent, counts, displs, MPI_INT, vexpected, counts, displs, MPI_INT, dup);
+
+        requests[0] = alltoall;
+        requests[2] = alltoallv;
+        if (round % 2) {
+            MPI_Start(&requests[0]);
+            MPI_Start(&requests[2]);
+        } else {
+            MPI_Request both[2] = { alltoall, alltoallv };
+            MPI_Startall(2, both);
+        }
+        post_ring(requests, &ring_in, &ring_out, round);
+        int ok = complete_all(requests, 4, how);
+        alltoall = requests[0];
+        alltoallv = requests[2];
+        ok &= memcmp(buf, expected, n * sizeof *buf) == 0 &&
+              memcmp(vbuf, vexpected, vn * sizeof *vbuf) == 0 && ring_ok(ring_in, round);
+        char what[160];
+        snprintf(what, sizeof what, "round %d: MPI_Alltoall_init (%d ints) and _v, completed by %s",
+                 round, count, completion_name[how]);
+        test_count(ok, what, &passed, &failed, MPI_COMM_WORLD);
+    }
+    test_count(MPI_Request_free(&alltoall) == MPI_SUCCESS && alltoall == MPI_REQUEST_NULL &&
+                   MPI_Request_free(&alltoallv) == MPI_SUCCESS,
+               "MPI_Request_free of both", &passed, &failed, MPI_COMM_WORLD);
+    MPI_Comm_free(&dup);
+    free(buf), free(sent), free(expected), free(counts), free(displs);
+    free(vbuf), free(vsent), free(vexpected);
+}
+
+/* In-place MPI_Alltoallw_init: MPI_INT blocks of pair counts, byte displacements.  The
+ * reference is MPI_Alltoallv's, the same exchange in element displacements: Open MPI 4.1's
+ * one-rank MPI_Alltoallw (coll/self) scales the byte displacements by the extent and reads
+ * past the buffer (AddressSanitizer). */
+static void alltoallw_case(int rounds)
+{
+    int rank, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    int *counts = malloc((size_t)p * sizeof *counts), *displs = malloc((size_t)p * sizeof *displs),
+        *byte_displs = malloc((size_t)p * sizeof *byte_displs);
+    MPI_Datatype *types = malloc((size_t)p * sizeof *types);
+    for (int j = 0; j < p; j++) {
+        counts[j] = test_pair_count(seed + 7, rank < j ? rank : j, rank < j ? j : rank);
+        types[j] = MPI_INT;
+    }
+    size_t n = (size_t)test_place_regions(seed + 7, rank, p, counts, displs);
+    for (int j = 0; j < p; j++)
+        byte_displs[j] = displs[j] * (int)sizeof(int);
+    int *buf = malloc((n + 1) * sizeof *buf), *sent = malloc((n + 1) * sizeof *buf),
+        *expected = malloc((n + 1) * sizeof *buf);
+    MPI_Request request;
+    PERSISTENT(Alltoallw_init)(MPI_IN_PLACE, NULL, NULL, NULL, buf, counts, byte_displs, types,
+                               MPI_COMM_WORLD, MPI_INFO_NULL, &request);
+    for (int round = 0; round < rounds; round++) {
+        test_fill(sent, n * sizeof *buf, seed + 2000 + (uint64_t)round, rank);
+        memcpy(buf, sent, n * sizeof *buf);
+        memcpy(expected, sent, n * sizeof *buf);
+        MPI_Alltoallv(sent, counts, displs, MPI_INT, expected, counts, displs, MPI_INT,
+                      MPI_COMM_WORLD);
+        MPI_Start(&request);
+        int ok = MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+                 request != MPI_REQUEST_NULL && memcmp(buf, expected, n * sizeof *buf) == 0;
+        test_count(ok, "MPI_Alltoallw_init, MPI_Start, MPI_Wait", &passed, &failed,
+                   MPI_COMM_WORLD);
+    }
+    MPI_Request_free(&request);
+    free(counts), free(displs), free(byte_displs), free(types);
+    free(buf), free(sent), free(expected);
+}
+
+/* A datatype with a gap (the layer declines it to MPI's own init): MPI's result. */
+static void gapped_case(void)
+{
+    int rank, p, count = 3;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Datatype pair_with_gap, gapped;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &pair_with_gap); /* 2 ints of 3 */
+    MPI_Type_create_resized(pair_with_gap, 0, 4 * sizeof(int), &gapped);
+    MPI_Type_commit(&gapped);
+    size_t n = (size_t)p * count * 4;
+    int *buf = malloc(n * sizeof *buf), *sent = malloc(n * sizeof *buf),
+        *expected = malloc(n * sizeof *buf);
+    test_fill(sent, n * sizeof *buf, seed + 3000, rank);
+    memcpy(buf, sent, n * sizeof *buf);
+    memcpy(expected, sent, n * sizeof *buf);
+    MPI_Alltoall(sent, count, gapped, expected, count, gapped, MPI_COMM_WORLD);
+    MPI_Request request;
+    PERSISTENT(Alltoall_init)(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, count, gapped,
+                              MPI_COMM_WORLD, MPI_INFO_NULL, &request);
+    MPI_Start(&request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    test_count(memcmp(buf, expected, n * sizeof *buf) == 0,
+               "MPI_Alltoall_init of a gapped datatype (MPI's own)", &passed, &failed,
+               MPI_COMM_WORLD);
+    MPI_Request_free(&request);
+    MPI_Type_free(&gapped);
+    MPI_Type_free(&pair_with_gap);
+    free(buf), free(sent), free(expected);
+}
+
+static int class_of(int err)
+{
+    int error_class = err;
+    MPI_Error_class(err, &error_class);
+    return error_class;
+}
+
+/* The layer's rules: rank 0 starts alone, so its exchange cannot end until the others
+ * start; meanwhile MPI_Start, MPI_Request_free and MPI_Cancel of its request fail with
+ * MPI_ERR_REQUEST and the exchange goes on to MPI's result. */
+static void rules_case(void)
+{
+    int rank, p, count = 64;
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    size_t n = (size_t)p * count;
+    int *buf = malloc(n * sizeof *buf), *sent = malloc(n * sizeof *buf),
+        *expected = malloc(n * sizeof *buf);
+    test_fill(sent, n * sizeof *buf, seed + 4000, rank);
+    memcpy(buf, sent, n * sizeof *buf);
+    MPI_Alltoall(sent, count, MPI_INT, expected, count, MPI_INT, comm);
+    MPI_Request request, saved;
+    PERSISTENT(Alltoall_init)(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, count, MPI_INT, comm,
+                              MPI_INFO_NULL, &request);
+    int ok = 1;
+    if (rank == 0) {
+        ok &= MPI_Start(&request) == MPI_SUCCESS;
+        saved = request;
+        ok &= class_of(MPI_Start(&request)) == MPI_ERR_REQUEST;
+        ok &= class_of(MPI_Request_free(&request)) == MPI_ERR_REQUEST && request == saved;
+        ok &= class_of(MPI_Cancel(&request)) == MPI_ERR_REQUEST;
+    }
+    MPI_Barrier(MPI_COMM_WORLD); /* the others start only now */
+    if (rank != 0)
+        ok &= MPI_Start(&request) == MPI_SUCCESS;
+    ok &= MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+    ok &= memcmp(buf, expected, n * sizeof *buf) == 0;
+    ok &= MPI_Request_free(&request) == MPI_SUCCESS;
+    test_count(ok, "rules: start, free and cancel while exchanging are MPI_ERR_REQUEST",
+               &passed, &failed, MPI_COMM_WORLD);
+    MPI_Comm_free(&comm);
+    free(buf), free(sent), free(expected);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    seed = test_seed(argc, argv, MPI_COMM_WORLD);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)
+        printf("pmpi_persistent_test: --seed %llu\n", (unsigned long long)seed);
+    for (int i = 1; i < argc; i++)
+        layer |= strcmp(argv[i], "--layer") == 0;
+    if (layer)
+        rules_case(); /* MPI's own need not follow them */
+    rounds_case(1000, 2 * COMPLETIONS);
+    rounds_case(5, COMPLETIONS);
+    alltoallw_case(3);
+    gapped_case();
+    int status = test_summary("pmpi_persistent_test", passed, failed, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return status;
+}
+
+#endif /* PERSISTENT */
