@@ -43,11 +43,13 @@
 #if MPI_VERSION >= 4
 #define PERSISTENT(name) MPI_##name
 #define PMPI_PERSISTENT(name) PMPI_##name
+#define PERSISTENT_NAME(name) "MPI_" #name
 #elif defined(OPEN_MPI)
 #include <mpi-ext.h>
 #if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
 #define PERSISTENT(name) MPIX_##name
 #define PMPI_PERSISTENT(name) PMPIX_##name
+#define PERSISTENT_NAME(name) "MPIX_" #name
 #endif
 #endif
 
@@ -108,7 +110,7 @@ static our_request *started_request(MPI_Request handle)
 /* A new request of ours for plan, its handle made and put in *request. */
 static int keep(aip_plan *plan, const char *fn, MPI_Request *request)
 {
-    our_request *r = malloc(sizeof *r);
+    our_request *r = request ? malloc(sizeof *r) : NULL;
     int err = MPI_ERR_NO_MEM;
 
     pthread_mutex_lock(&table_lock);
@@ -132,9 +134,9 @@ static int keep(aip_plan *plan, const char *fn, MPI_Request *request)
     pthread_mutex_unlock(&table_lock);
     if (err == MPI_SUCCESS)
         return MPI_SUCCESS;
-    /* Local, after the agreement, as MPI's own init can fail: for want of a few bytes. */
-    err = aip_private_raise(plan->private, plan->call.comm, MPI_ERR_NO_MEM, fn,
-                            "cannot keep the persistent request");
+    /* Local, after the agreement, as MPI's own init finds them */
+    err = aip_private_raise(plan->private, plan->call.comm, request ? MPI_ERR_NO_MEM : MPI_ERR_ARG,
+                            fn, request ? "cannot keep the persistent request" : "request is NULL");
     free(r);
     AIP_Plan_free(&plan);
     return err;
@@ -271,7 +273,7 @@ int PERSISTENT(Alltoall_init)(const void *sendbuf, int sendcount, MPI_Datatype s
                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                               MPI_Info info, MPI_Request *request)
 {
-    static const char fn[] = "MPI_Alltoall_init";
+    static const char fn[] = PERSISTENT_NAME(Alltoall_init);
     aip_plan *plan = NULL;
     int err = MPI_SUCCESS, result;
 
@@ -294,7 +296,7 @@ int PERSISTENT(Alltoallv_init)(const void *sendbuf, const int sendcounts[], cons
                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                                MPI_Info info, MPI_Request *request)
 {
-    static const char fn[] = "MPI_Alltoallv_init";
+    static const char fn[] = PERSISTENT_NAME(Alltoallv_init);
     aip_plan *plan = NULL;
     int err = MPI_SUCCESS, result;
 
@@ -318,7 +320,7 @@ int PERSISTENT(Alltoallw_init)(const void *sendbuf, const int sendcounts[], cons
                                const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                                MPI_Request *request)
 {
-    static const char fn[] = "MPI_Alltoallw_init";
+    static const char fn[] = PERSISTENT_NAME(Alltoallw_init);
     aip_plan *plan = NULL;
     int err = MPI_SUCCESS, result;
 

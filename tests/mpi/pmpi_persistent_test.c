@@ -13,7 +13,8 @@
  * two communicators, started by MPI_Startall.  A gapped datatype (declined
  * by the layer to MPI's own) must give MPI's result too.  With --layer, the
  * rules: MPI_Start on an active request and MPI_Request_free or MPI_Cancel
- * on an exchanging one are MPI_ERR_REQUEST, and the exchange goes on.
+ * on an exchanging one are MPI_ERR_REQUEST, and the exchange goes on; a
+ * NULL request is MPI_ERR_ARG.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,6 +349,10 @@ static void rules_case(void)
     ok &= MPI_Request_free(&request) == MPI_SUCCESS;
     test_count(ok, "rules: start, free and cancel while exchanging are MPI_ERR_REQUEST",
                &passed, &failed, MPI_COMM_WORLD);
+    test_count(class_of(PERSISTENT(Alltoall_init)(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, count,
+                                                  MPI_INT, comm, MPI_INFO_NULL, NULL)) ==
+                   MPI_ERR_ARG,
+               "rules: a NULL request is MPI_ERR_ARG", &passed, &failed, MPI_COMM_WORLD);
     MPI_Comm_free(&comm);
     free(buf), free(sent), free(expected);
 }
