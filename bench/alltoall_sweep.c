@@ -25,6 +25,10 @@
  *                          AIP_Plan_execute of a plan made by AIP_Alltoall_init
  *                          before the calls (untimed): the exchange without
  *                          the one-shot call's agreement, as FFTW runs it
+ *                 mpi-persistent
+ *                          MPI_Start and MPI_Wait of an in-place
+ *                          MPI_Alltoall_init made before the calls (Open MPI
+ *                          4.1: MPIX_; the PMPI layer, preloaded, runs ours)
  * A method the library refuses (an error code) reads "n/a", with
  * the reason on a '#' line, and the sweep goes on.
  *
@@ -55,6 +59,14 @@
 #include <string.h>
 
 #include <mpi.h>
+#if MPI_VERSION >= 4
+#define ALLTOALL_INIT MPI_Alltoall_init
+#elif defined(OPEN_MPI)
+#include <mpi-ext.h>
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define ALLTOALL_INIT MPIX_Alltoall_init
+#endif
+#endif
 
 #include "alltoall_inplace.h"
 #include "bench_util.h"
@@ -79,10 +91,12 @@
 
 /* ---- Methods ---- */
 
-typedef enum method_kind { MPI_INPLACE, MPI_OOP, AIP_INPLACE, AIP_OOP, AIP_PLAN } method_kind;
+typedef enum method_kind {
+    MPI_INPLACE, MPI_OOP, MPI_PERSISTENT, AIP_INPLACE, AIP_OOP, AIP_PLAN
+} method_kind;
 
 typedef struct method {
-    char name[40];           /* as given: mpi, mpi-oop, or an algorithm's name [-oop|-plan] */
+    char name[40]; /* as given: mpi, mpi-oop, mpi-persistent, or an algorithm's name [-oop|-plan] */
     method_kind kind;
     AIP_Algorithm algorithm; /* AIP_* only */
 } method;
@@ -101,8 +115,9 @@ static int method_of(const char *name, method *m)
         return 0;
     snprintf(m->name, sizeof m->name, "%s", name);
     m->algorithm = AIP_ALGORITHM_DEFAULT;
-    if (strcmp(name, "mpi") == 0 || strcmp(name, "mpi-oop") == 0) {
-        m->kind = name[3] ? MPI_OOP : MPI_INPLACE;
+    if (strcmp(name, "mpi") == 0 || strcmp(name, "mpi-oop") == 0 ||
+        strcmp(name, "mpi-persistent") == 0) {
+        m->kind = !name[3] ? MPI_INPLACE : name[4] == 'o' ? MPI_OOP : MPI_PERSISTENT;
         return 1;
     }
     for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
@@ -143,7 +158,8 @@ static void print_usage(FILE *out)
           "                           SIZE, 2 SIZE, 4 SIZE, ... from --min\n"
           "  -m, --methods LIST       comma-separated, in column order (default\n"
           "                           " DEFAULT_METHODS ");\n"
-          "                           mpi, mpi-oop, or any algorithm of the library\n"
+          "                           mpi, mpi-oop, mpi-persistent, or any algorithm of\n"
+          "                           the library\n"
           "                           (auto, or a name AIP_ALGORITHM takes) as\n"
           "                           NAME, NAME-oop or NAME-plan\n"
           "  -i, --iterations N       timed calls per size below --large (default 1000)\n"
@@ -301,11 +317,17 @@ static AIP_Options options_of(const method *m, const options *opt)
     return aip;
 }
 
-/* plan: the AIP_PLAN method's plan, made before the calls (NULL otherwise). */
+/* What a method makes before its calls: AIP_PLAN's plan, MPI_PERSISTENT's request. */
+typedef struct prepared {
+    AIP_Plan plan;
+    MPI_Request request;
+} prepared;
+
 static int exchange_once(const method *m, const options *opt, element *buf, element *recvbuf,
-                         int count, AIP_Plan plan, MPI_Comm comm)
+                         int count, prepared *made, MPI_Comm comm)
 {
     AIP_Options aip;
+    int err;
 
     switch (m->kind) {
     case MPI_INPLACE: /* the send arguments are ignored; pass valid ones anyway */
@@ -313,8 +335,11 @@ static int exchange_once(const method *m, const options *opt, element *buf, elem
                             comm);
     case MPI_OOP:
         return MPI_Alltoall(buf, count, ELEMENT_MPI_TYPE, recvbuf, count, ELEMENT_MPI_TYPE, comm);
+    case MPI_PERSISTENT:
+        err = MPI_Start(&made->request);
+        return err == MPI_SUCCESS ? MPI_Wait(&made->request, MPI_STATUS_IGNORE) : err;
     case AIP_PLAN:
-        return AIP_Plan_execute(plan, buf);
+        return AIP_Plan_execute(made->plan, buf);
     case AIP_INPLACE:
         aip = options_of(m, opt);
         return AIP_Alltoall_opt(buf, count, ELEMENT_MPI_TYPE, comm, &aip);
@@ -337,14 +362,14 @@ enum { RESULT_OK, RESULT_FAILED, RESULT_SKIPPED };
 
 /* Calls until one fails; the library's ranks agree on errors, so all stop at the same call. */
 static int run_calls(const method *m, const options *opt, const buffers *b, int count,
-                     AIP_Plan plan, int calls, double *elapsed, MPI_Comm comm)
+                     prepared *made, int calls, double *elapsed, MPI_Comm comm)
 {
     for (int i = 0; i < calls; i++) {
         int err = MPI_Barrier(comm);
         if (err != MPI_SUCCESS)
             return err;
         double start = MPI_Wtime();
-        err = exchange_once(m, opt, b->buf, b->recvbuf, count, plan, comm);
+        err = exchange_once(m, opt, b->buf, b->recvbuf, count, made, comm);
         if (elapsed)
             *elapsed += MPI_Wtime() - start;
         if (err != MPI_SUCCESS)
@@ -373,10 +398,11 @@ static result benchmark_method(const method *m, const options *opt, const buffer
     double elapsed = 0.0;
     result r = { RESULT_OK, 0, 0, 0, -1, "" };
     const char *what = m->kind == MPI_INPLACE || m->kind == MPI_OOP ? "MPI_Alltoall"
+                       : m->kind == MPI_PERSISTENT                  ? "MPI_Alltoall_init"
                        : m->kind == AIP_INPLACE                     ? "AIP_Alltoall_opt"
                        : m->kind == AIP_PLAN                        ? "AIP_Alltoall_init"
                                                                     : "AIP_Alltoall_oop_opt";
-    AIP_Plan plan = NULL;
+    prepared made = { NULL, MPI_REQUEST_NULL };
 
     check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
     check_mpi(MPI_Comm_size(comm, &nprocs), "MPI_Comm_size");
@@ -388,20 +414,33 @@ static result benchmark_method(const method *m, const options *opt, const buffer
     int err = MPI_SUCCESS;
     if (m->kind == AIP_PLAN) { /* made once, outside the timing, as FFTW's transposes do */
         AIP_Options aip = options_of(m, opt);
-        err = AIP_Alltoall_init(count, ELEMENT_MPI_TYPE, comm, &aip, &plan);
+        err = AIP_Alltoall_init(count, ELEMENT_MPI_TYPE, comm, &aip, &made.plan);
         what = "AIP_Plan_execute";
     }
+    if (m->kind == MPI_PERSISTENT) {
+#ifdef ALLTOALL_INIT
+        err = ALLTOALL_INIT(MPI_IN_PLACE, count, ELEMENT_MPI_TYPE, b->buf, count,
+                            ELEMENT_MPI_TYPE, comm, MPI_INFO_NULL, &made.request);
+        what = "MPI_Start or MPI_Wait";
+#else
+        r.status = RESULT_SKIPPED;
+        snprintf(r.why, sizeof r.why, "this MPI has no persistent collectives");
+        return r;
+#endif
+    }
     if (err == MPI_SUCCESS)
-        err = run_calls(m, opt, b, count, plan, warmup, NULL, comm);
+        err = run_calls(m, opt, b, count, &made, warmup, NULL, comm);
     if (err == MPI_SUCCESS)
-        err = run_calls(m, opt, b, count, plan, iterations - check, &elapsed, comm);
+        err = run_calls(m, opt, b, count, &made, iterations - check, &elapsed, comm);
     if (err == MPI_SUCCESS && check) {
         fill_send_blocks(b->buf, rank, nprocs, (size_t)count);
         if (b->recvbuf)
             poison_elements(b->recvbuf, (size_t)count * (size_t)nprocs);
-        err = run_calls(m, opt, b, count, plan, 1, &elapsed, comm);
+        err = run_calls(m, opt, b, count, &made, 1, &elapsed, comm);
     }
-    AIP_Plan_free(&plan);
+    AIP_Plan_free(&made.plan);
+    if (made.request != MPI_REQUEST_NULL)
+        MPI_Request_free(&made.request);
 
     int failed = err != MPI_SUCCESS;
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm),

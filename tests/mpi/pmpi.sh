@@ -9,9 +9,9 @@
 #      a bad setting is an error, and so is one that is bad or different on
 #      one rank: the same class on every rank;
 #   3. pmpi_linked_test: the layer linked before MPI, no preload;
-#   4. memory: a 256 MiB in-place MPI_Alltoall on 2 ranks grows VmHWM by at
-#      most the budget (1 MiB) + 4 MiB under the layer, by at least half a
-#      block (64 MiB) on MPI alone;
+#   4. memory: a 256 MiB in-place MPI_Alltoall on 2 ranks, and the same as a
+#      persistent MPI_Alltoall_init, grow VmHWM by at most the budget (1 MiB)
+#      + 4 MiB under the layer, by at least half a block (64 MiB) on MPI alone;
 #   5. persistent requests (pmpi_persistent_test): MPI_Alltoall_init, _v and
 #      _w in place, completed by each of MPI's request functions among MPI's
 #      own requests, on MPI alone and then preloaded on 1..5 ranks, where
@@ -103,6 +103,9 @@ ran_ours "$tmp/err" MPI_Alltoall MPI_Alltoallv MPI_Alltoallw
 echo "== memory of a 256 MiB in-place MPI_Alltoall on 2 ranks"
 AIP_AUX_BYTES=1M "$MPIRUN" 2 $preload "$TESTBIN/mpi/pmpi_memory_test" 256 --at-most 5
 "$MPIRUN" 2 "$TESTBIN/mpi/pmpi_memory_test" 256 --at-least 64
+echo "== the same as a persistent MPI_Alltoall_init, MPI_Start, MPI_Wait"
+AIP_AUX_BYTES=1M "$MPIRUN" 2 $preload "$TESTBIN/mpi/pmpi_memory_test" 256 --persistent --at-most 5
+"$MPIRUN" 2 "$TESTBIN/mpi/pmpi_memory_test" 256 --persistent --at-least 64
 
 echo "== pmpi_persistent_test on MPI alone"
 "$MPIRUN" 3 "$TESTBIN/mpi/pmpi_persistent_test"

@@ -6,10 +6,13 @@
  * where Open MPI and MPICH take about a block (and the test checks that it
  * measures that, so that the bound above means something).
  *
- *   mpirun -n P pmpi_memory_test MIB [--at-most MIB | --at-least MIB]
+ *   mpirun -n P pmpi_memory_test MIB [--persistent] [--at-most MIB | --at-least MIB]
  *
  * MIB per rank in p blocks of 64-bit elements, each checked by its value
- * after the exchange.  Rank 0 prints the largest growth of the ranks.
+ * after the exchange.  --persistent: the exchange is an in-place
+ * MPI_Alltoall_init (Open MPI 4.1: MPIX_), MPI_Start and MPI_Wait, the
+ * growth counted from before the init.  Rank 0 prints the largest growth of
+ * the ranks.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +20,14 @@
 #include <string.h>
 
 #include <mpi.h>
+#if MPI_VERSION >= 4
+#define ALLTOALL_INIT MPI_Alltoall_init
+#elif defined(OPEN_MPI)
+#include <mpi-ext.h>
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define ALLTOALL_INIT MPIX_Alltoall_init
+#endif
+#endif
 
 #include "../../common/exchange_data.h"
 #include "../../common/proc_memory.h"
@@ -28,13 +39,24 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    if (argc != 2 && argc != 4) {
+    int persistent = argc > 2 && strcmp(argv[2], "--persistent") == 0;
+    char **bound_option = argv + 2 + persistent;
+    if (argc != 2 + persistent && argc != 4 + persistent) {
         if (rank == 0)
-            fprintf(stderr, "usage: pmpi_memory_test MIB [--at-most MIB | --at-least MIB]\n");
+            fprintf(stderr, "usage: pmpi_memory_test MIB [--persistent] [--at-most MIB | "
+                            "--at-least MIB]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    long long mib = atoll(argv[1]), bound = argc == 4 ? atoll(argv[3]) : -1;
-    int at_most = argc == 4 && strcmp(argv[2], "--at-most") == 0;
+#ifndef ALLTOALL_INIT
+    if (persistent) {
+        if (rank == 0)
+            printf("pmpi_memory_test: this MPI has no persistent collectives\n");
+        MPI_Finalize();
+        return 77;
+    }
+#endif
+    long long mib = atoll(argv[1]), bound = argc == 4 + persistent ? atoll(bound_option[1]) : -1;
+    int at_most = bound >= 0 && strcmp(bound_option[0], "--at-most") == 0;
     size_t count = ((size_t)mib << 20) / sizeof(element) / (size_t)p;
     element *buf = malloc(sizeof *buf * count * (size_t)p), small[64];
     if (!buf)
@@ -46,8 +68,20 @@ int main(int argc, char **argv)
     MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, small, 1, ELEMENT_MPI_TYPE, MPI_COMM_WORLD);
     proc_reset_peak();
     long long before = proc_status_bytes("VmHWM");
-    int err = MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, (int)count, ELEMENT_MPI_TYPE,
+    int err;
+    if (!persistent)
+        err = MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, (int)count, ELEMENT_MPI_TYPE,
                            MPI_COMM_WORLD);
+#ifdef ALLTOALL_INIT
+    else {
+        MPI_Request request;
+        err = ALLTOALL_INIT(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, (int)count, ELEMENT_MPI_TYPE,
+                            MPI_COMM_WORLD, MPI_INFO_NULL, &request);
+        if (err == MPI_SUCCESS && (err = MPI_Start(&request)) == MPI_SUCCESS)
+            err = MPI_Wait(&request, MPI_STATUS_IGNORE);
+        MPI_Request_free(&request);
+    }
+#endif
     long long growth = proc_status_bytes("VmHWM") - before;
     long long wrong = err == MPI_SUCCESS ? count_misplaced_blocks(buf, rank, p, count, NULL) : -1;
 
@@ -57,9 +91,10 @@ int main(int argc, char **argv)
     int status = 0;
     if (rank == 0) {
         double grown = largest_growth / 1048576.0;
-        printf("pmpi_memory_test: %lld MiB in place on %d ranks (blocks of %.1f MiB): VmHWM "
+        printf("pmpi_memory_test: %lld MiB in place%s on %d ranks (blocks of %.1f MiB): VmHWM "
                "grew by %.1f MiB at most",
-               mib, p, (double)count * sizeof(element) / 1048576.0, grown);
+               mib, persistent ? ", persistent" : "", p,
+               (double)count * sizeof(element) / 1048576.0, grown);
         if (bound >= 0)
             printf(", expected %s %lld MiB", at_most ? "at most" : "at least", bound);
         printf("\n");
