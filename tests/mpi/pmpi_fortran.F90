@@ -2,7 +2,9 @@
 ! MPI_IN_PLACE from Fortran, as CPMD and Quantum ESPRESSO call them, for
 ! tests/mpi/pmpi.sh: compiled with the MPI's mpif90, with mpif.h or (-DUSE_MPI_MODULE)
 ! `use mpi`, and run under the PMPI layer, whose debug output must show that
-! each call ran ours.  Element k of the message from rank s to rank d is
+! each call ran ours.  -DWITH_PERSISTENT (MPICH, whose Fortran bindings call the
+! C functions the layer defines) adds MPI_ALLTOALL_INIT in place, started and
+! waited twice.  Element k of the message from rank s to rank d is
 ! s * 100000 + d * 1000 + k.
 program pmpi_fortran
 #ifdef USE_MPI_MODULE
@@ -14,6 +16,9 @@ program pmpi_fortran
 #endif
   integer, parameter :: n = 5
   integer :: rank, p, ierr, j, k, failed
+#ifdef WITH_PERSISTENT
+  integer :: request, round
+#endif
   integer, allocatable :: buf(:), counts(:), displs(:), types(:), bcounts(:), bdispls(:)
   integer(kind=MPI_ADDRESS_KIND) :: address(1)
 
@@ -69,6 +74,23 @@ program pmpi_fortran
   do j = 1, p
     call MPI_TYPE_FREE(types(j), ierr)
   end do
+
+#ifdef WITH_PERSISTENT
+  ! buf is bound to the request: MPI_GET_ADDRESS, an external call given it, keeps the
+  ! compiler from moving its stores past MPI_START or its loads before MPI_WAIT
+  call MPI_ALLTOALL_INIT(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf(1), n, MPI_INTEGER, &
+                         MPI_COMM_WORLD, MPI_INFO_NULL, request, ierr)
+  call check('MPI_ALLTOALL_INIT', ierr == MPI_SUCCESS)
+  do round = 1, 2
+    call fill_blocks()
+    call MPI_GET_ADDRESS(buf(1), address(1), ierr)
+    call MPI_START(request, ierr)
+    call MPI_WAIT(request, MPI_STATUS_IGNORE, ierr)
+    call MPI_GET_ADDRESS(buf(1), address(1), ierr)
+    call check_blocks('MPI_ALLTOALL_INIT, MPI_START, MPI_WAIT')
+  end do
+  call MPI_REQUEST_FREE(request, ierr)
+#endif
 
   if (p > 1) call intercomm_calls()
 
