@@ -265,10 +265,11 @@ int AIP_Plan_execute(AIP_Plan plan, void *buf);
  *
  * While executions are in flight, one thread at a time may call the library.
  *
- * The schedule algorithms (hsa, lsa, mpich) advance in the background this
- * way; the others run the whole exchange inside AIP_Plan_start, waiting for
- * their partners there (so start those in the same order on every rank,
- * across communicators too).
+ * The schedule algorithms (hsa, lsa, mpich) and the node-aware sa and rd
+ * advance in the background this way; the others (l, hypercube, general)
+ * run the whole exchange inside AIP_Plan_start, waiting for their partners
+ * there (so start those in the same order on every rank, across
+ * communicators too).
  */
 int AIP_Plan_start(AIP_Plan plan, void *buf);
 int AIP_Plan_test(AIP_Plan plan, int *flag);

@@ -34,18 +34,37 @@ typedef struct aip_window {
     int error; /* the first error (wind_down.c): from then on our chunks go empty */
 } aip_window;
 
+/* Peer i's data as a list of equal blocks, wherever they lie: the blocks at
+ * positions[i * per_peer + k] * block_bytes, k < per_peer, in that order. */
+typedef struct aip_segments {
+    const int *positions;
+    int per_peer;
+    size_t block_bytes;
+    MPI_Aint *displacements; /* scratch for per_peer entries */
+} aip_segments;
+
 /* A schedule's exchange under way (exchange.c): the transfers in flight and
- * the next chunk to post, so that it can stop and resume between any two. */
+ * the next chunk to post, so that it can stop and resume between any two.
+ * Peer i's data is blocks[i], or (segments.positions set) a list of blocks
+ * read from src.  Where the exchange is one step of several (sa, rd), then
+ * begins the next on the same job once this one is complete. */
 typedef struct aip_exchange_job {
     aip_window window;
     char *buf;
+    const char *src;
     const aip_block *blocks;
+    aip_segments segments;
     const int *peers;
     int nsteps;
     size_t chunk_bytes;
     MPI_Comm comm;
-    int step;      /* whose block is being posted; nsteps once all are */
+    int step;      /* whose data is being posted; nsteps once all are */
+    int listed;    /* blocks of that peer's list posted so far */
     size_t posted; /* bytes of that block posted so far */
+    /* Begins the next step with the call's first error so far and returns 1, or
+     * returns 0: the exchange is complete.  context: the caller's (the plan). */
+    int (*then)(struct aip_exchange_job *job, int error);
+    void *context;
     int busy;      /* being advanced: the sweeps of other waits pass it */
     int complete, result; /* once complete: the first error, or MPI_SUCCESS */
     struct aip_exchange_job *next_in_flight; /* aip_exchange_in_flight's list */

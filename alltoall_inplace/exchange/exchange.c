@@ -18,11 +18,14 @@
  * With a budget of one chunk this is a sequence of blocking exchanges; with
  * a budget as large as the data, all exchanges are in flight at once.
  *
- * aip_exchange_segments does the same where a peer's data is a list of
- * equal blocks spread over the buffer (sa and rd, node_exchange.c): blocks
- * smaller than a chunk travel several to a message, gathered into aux on
- * the way out and scattered into their places by an indexed datatype on the
- * way in, so that aggregation costs no extra pass over the data.
+ * The same job runs where a peer's data is a list of equal blocks spread
+ * over the buffer (aip_exchange_begin_segments; sa and rd, node_exchange.c):
+ * blocks smaller than a chunk travel several to a message, gathered into aux
+ * on the way out and scattered into their places by an indexed datatype on
+ * the way in, so that aggregation costs no extra pass over the data.  A job
+ * may chain such exchanges (its `then`: sa's second step begins where its
+ * first completes), so that a nonblocking execution of several steps
+ * advances through all of them in the background.
  *
  * aip_exchange_routed moves one list of blocks at a time to one rank while
  * receiving the list of another into the same places: a stage of the
@@ -208,19 +211,16 @@ static int start_transfer(window *w, char *place, const char *from, size_t bytes
     return post(w, t, bytes, place, (int)bytes, MPI_BYTE, peers, comm);
 }
 
-/* Several whole blocks as one chunk: ours gathered from src into aux, the
- * partner's scattered by MPI into the same places of buf. */
-static int start_gathered(window *w, char *buf, const char *src, const int *positions, int count,
-                          size_t block_bytes, MPI_Aint *displacements, route peers,
-                          MPI_Comm comm)
+/* Several whole blocks as one chunk, in the reserved transfer t: ours
+ * gathered from src into aux, the partner's scattered by MPI into the same
+ * places of buf. */
+static int post_gathered(window *w, transfer *t, char *buf, const char *src, const int *positions,
+                         int count, size_t block_bytes, MPI_Aint *displacements, route peers,
+                         MPI_Comm comm)
 {
     size_t bytes = (size_t)count * block_bytes;
     MPI_Datatype scattered = MPI_DATATYPE_NULL;
     int consecutive = 1, err;
-    transfer *t;
-
-    if ((err = reserve(w, bytes, 1, &t)) != MPI_SUCCESS)
-        return err;
     char *copy = w->aux + t->aux_offset;
     for (int k = 0; k < count; k++) {
         displacements[k] = (MPI_Aint)positions[k] * (MPI_Aint)block_bytes;
@@ -240,6 +240,17 @@ static int start_gathered(window *w, char *buf, const char *src, const int *posi
     if (scattered != MPI_DATATYPE_NULL)
         MPI_Type_free(&scattered); /* the posted receive keeps what it needs */
     return err;
+}
+
+static int start_gathered(window *w, char *buf, const char *src, const int *positions, int count,
+                          size_t block_bytes, MPI_Aint *displacements, route peers,
+                          MPI_Comm comm)
+{
+    transfer *t;
+    int err = reserve(w, (size_t)count * block_bytes, 1, &t);
+    return err != MPI_SUCCESS ? err
+                              : post_gathered(w, t, buf, src, positions, count, block_bytes,
+                                              displacements, peers, comm);
 }
 
 int aip_workspace_alloc(aip_workspace *space, size_t aux_bytes, int ring,
@@ -282,27 +293,55 @@ static int finish(window *w, int err)
     return w->error;
 }
 
+/* Whether the job's peer has data to exchange. */
+static int has_data(const aip_exchange_job *job, int peer)
+{
+    if (job->segments.positions)
+        return job->segments.per_peer > 0 && job->segments.block_bytes > 0;
+    return job->blocks[peer].bytes > 0;
+}
+
 /* Move the job to the next step with data to post, past idle steps, empty
  * blocks and the steps a sampled simulation leaves out. */
 static void next_step(aip_exchange_job *job)
 {
+    job->listed = 0;
     job->posted = 0;
     while (++job->step < job->nsteps) {
         int peer = job->peers[job->step];
-        if (sim_sample_step(job->step) && peer != AIP_IDLE && job->blocks[peer].bytes > 0)
+        if (sim_sample_step(job->step) && peer != AIP_IDLE && has_data(job, peer))
             return;
     }
+}
+
+/* A job begun afresh, but for its link in the list of jobs in flight and its being
+ * advanced: a step's then begins the next step on a job that is both. */
+static void begin(aip_exchange_job *job, aip_exchange_job fresh)
+{
+    fresh.next_in_flight = job->next_in_flight;
+    fresh.busy = job->busy;
+    *job = fresh;
+    sim_sample_begin(job->nsteps);
+    next_step(job);
 }
 
 void aip_exchange_begin(aip_exchange_job *job, char *buf, const aip_block *blocks,
                         const int *peers, int nsteps, const aip_workspace *space,
                         size_t chunk_bytes, MPI_Comm comm, int error)
 {
-    *job = (aip_exchange_job){ .window = window_of(space, error), .buf = buf, .blocks = blocks,
-                               .peers = peers, .nsteps = nsteps, .chunk_bytes = chunk_bytes,
-                               .comm = comm, .step = -1 };
-    sim_sample_begin(nsteps);
-    next_step(job);
+    begin(job, (aip_exchange_job){ .window = window_of(space, error), .buf = buf, .src = buf,
+                                   .blocks = blocks, .peers = peers, .nsteps = nsteps,
+                                   .chunk_bytes = chunk_bytes, .comm = comm, .step = -1 });
+}
+
+void aip_exchange_begin_segments(aip_exchange_job *job, char *buf, const char *src,
+                                 const aip_segments *segments, const int *peers, int nsteps,
+                                 const aip_workspace *space, size_t chunk_bytes, MPI_Comm comm,
+                                 int error)
+{
+    begin(job, (aip_exchange_job){ .window = window_of(space, error), .buf = buf, .src = src,
+                                   .segments = *segments, .peers = peers, .nsteps = nsteps,
+                                   .chunk_bytes = chunk_bytes, .comm = comm, .step = -1 });
 }
 
 /* The jobs of nonblocking executions that are not complete yet. */
@@ -335,6 +374,63 @@ void aip_exchange_advance_in_flight(void)
     }
 }
 
+/* Post the next chunk of the current step's peer's block: into t (NULL: no room yet). */
+static int post_block_chunk(aip_exchange_job *job, int may_wait, transfer **t)
+{
+    window *w = &job->window;
+    int peer = job->peers[job->step];
+    size_t left = (size_t)job->blocks[peer].bytes - job->posted;
+    size_t len = left < job->chunk_bytes ? left : job->chunk_bytes;
+    int err = reserve(w, len, may_wait, t);
+
+    if (err != MPI_SUCCESS || !*t)
+        return err;
+    char *place = job->buf + job->blocks[peer].offset + job->posted;
+    memcpy(w->aux + (*t)->aux_offset, place, len);
+    if ((err = post(w, *t, len, place, (int)len, MPI_BYTE, (route){ peer, peer }, job->comm)) ==
+            MPI_SUCCESS &&
+        (job->posted += len) == (size_t)job->blocks[peer].bytes)
+        next_step(job);
+    return err;
+}
+
+/* Post the next chunk of the current step's peer's list: several whole blocks where they are
+ * smaller than a chunk, else a chunk of one block.  Into t (NULL: no room yet). */
+static int post_list_chunk(aip_exchange_job *job, int may_wait, transfer **t)
+{
+    window *w = &job->window;
+    const aip_segments *list = &job->segments;
+    int peer = job->peers[job->step], err;
+    const int *positions = list->positions + (size_t)peer * (size_t)list->per_peer;
+    size_t block = list->block_bytes;
+    route peers = { peer, peer };
+
+    if (block < job->chunk_bytes) {
+        int per_chunk = (int)(job->chunk_bytes / block), left = list->per_peer - job->listed;
+        int count = left < per_chunk ? left : per_chunk;
+        if ((err = reserve(w, (size_t)count * block, may_wait, t)) != MPI_SUCCESS || !*t)
+            return err;
+        err = post_gathered(w, *t, job->buf, job->src, positions + job->listed, count, block,
+                            list->displacements, peers, job->comm);
+        job->listed += count;
+    } else {
+        size_t at = (size_t)positions[job->listed] * block + job->posted;
+        size_t len = block - job->posted < job->chunk_bytes ? block - job->posted
+                                                            : job->chunk_bytes;
+        if ((err = reserve(w, len, may_wait, t)) != MPI_SUCCESS || !*t)
+            return err;
+        memcpy(w->aux + (*t)->aux_offset, job->src + at, len);
+        err = post(w, *t, len, job->buf + at, (int)len, MPI_BYTE, peers, job->comm);
+        if ((job->posted += len) == block) {
+            job->listed++;
+            job->posted = 0;
+        }
+    }
+    if (err == MPI_SUCCESS && job->listed == list->per_peer)
+        next_step(job);
+    return err;
+}
+
 /* Post and retire what can be without waiting (or, may_wait, everything). */
 static int advance(aip_exchange_job *job, int may_wait, int *complete)
 {
@@ -344,18 +440,10 @@ static int advance(aip_exchange_job *job, int may_wait, int *complete)
 
     *complete = 0;
     while (job->step < job->nsteps) {
-        int peer = job->peers[job->step];
-        size_t left = (size_t)job->blocks[peer].bytes - job->posted;
-        size_t len = left < job->chunk_bytes ? left : job->chunk_bytes;
-        if ((err = reserve(w, len, may_wait, &t)) != MPI_SUCCESS || !t)
+        err = job->segments.positions ? post_list_chunk(job, may_wait, &t)
+                                      : post_block_chunk(job, may_wait, &t);
+        if (err != MPI_SUCCESS || !t)
             break; /* MPI failed twice, or no room until a transfer completes */
-        char *place = job->buf + job->blocks[peer].offset + job->posted;
-        memcpy(w->aux + t->aux_offset, place, len);
-        if ((err = post(w, t, len, place, (int)len, MPI_BYTE, (route){ peer, peer },
-                        job->comm)) != MPI_SUCCESS)
-            break;
-        if ((job->posted += len) == (size_t)job->blocks[peer].bytes)
-            next_step(job);
     }
     if (err == MPI_SUCCESS && !may_wait) { /* retire what is done, in order */
         while (w->count > 0 && (err = retire_oldest(w, 0, &retired)) == MPI_SUCCESS && retired)
@@ -377,6 +465,8 @@ int aip_exchange_advance(aip_exchange_job *job, int may_wait, int *complete)
     }
     job->busy = 1;
     int err = advance(job, may_wait, complete);
+    while (*complete && job->then && job->then(job, err)) /* the next step, on this job */
+        err = advance(job, may_wait, complete);
     job->busy = 0;
     if (*complete) {
         job->complete = 1;
@@ -419,24 +509,6 @@ static int start_list(window *w, char *buf, const char *src, const int *position
             err = start_transfer(w, buf + at + done, src + at + done, len, peers, comm);
         }
     }
-    return err;
-}
-
-int aip_exchange_segments(char *buf, const char *src, const aip_segments *segments,
-                          const int *peers, int nsteps, const aip_workspace *space,
-                          size_t chunk_bytes, MPI_Comm comm, int error)
-{
-    int err = MPI_SUCCESS, count = segments->per_peer;
-    window w = window_of(space, error);
-
-    sim_sample_begin(nsteps);
-    for (int s = 0; s < nsteps && err == MPI_SUCCESS; s++)
-        if (sim_sample_step(s) && peers[s] != AIP_IDLE)
-            err = start_list(&w, buf, src, segments->positions + (size_t)peers[s] * (size_t)count,
-                             count, segments->block_bytes, chunk_bytes, segments->displacements,
-                             (route){ peers[s], peers[s] }, comm);
-    err = finish(&w, err);
-    sim_sample_end();
     return err;
 }
 

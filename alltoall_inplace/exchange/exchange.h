@@ -105,20 +105,16 @@ void aip_exchange_in_flight(aip_exchange_job *job);
 /* Advance every job in flight as far as it goes without waiting. */
 void aip_exchange_advance_in_flight(void);
 
-/* Peer i's data as a list of equal blocks, wherever they lie: the blocks at
- * positions[i * per_peer + k] * block_bytes, k < per_peer, in that order. */
-typedef struct aip_segments {
-    const int *positions;
-    int per_peer;
-    size_t block_bytes;
-    MPI_Aint *displacements; /* scratch for per_peer entries */
-} aip_segments;
-/* aip_exchange of segments: ours read from src (buf, or a send buffer), the
- * peer's written into the same positions of buf.  Blocks smaller than a chunk
- * travel several to a message: gathered into aux, scattered by a datatype. */
-int aip_exchange_segments(char *buf, const char *src, const aip_segments *segments,
-                          const int *peers, int nsteps, const aip_workspace *space,
-                          size_t chunk_bytes, MPI_Comm comm, int error);
+/* aip_exchange_begin where peer i's data is a list of blocks (segments,
+ * call/plan.h): ours read from src (buf, or a send buffer), the peer's
+ * written into the same positions of buf.  Blocks smaller than a chunk
+ * travel several to a message: gathered into aux, scattered by a datatype.
+ * The job's link in the list of jobs in flight is kept: a step's then may
+ * begin the next step on a job in flight. */
+void aip_exchange_begin_segments(aip_exchange_job *job, char *buf, const char *src,
+                                 const aip_segments *segments, const int *peers, int nsteps,
+                                 const aip_workspace *space, size_t chunk_bytes, MPI_Comm comm,
+                                 int error);
 
 /* One stage of a route: the blocks at positions[0 .. count) of buf (each
  * block_bytes) sent to `to`, `from`'s received into the same positions in the
@@ -141,9 +137,10 @@ size_t aip_steps_bytes(const aip_call *call, const void *steps);
  * the budget (the other rows' too wherever they move whole blocks). */
 size_t aip_exchange_aux_bytes(const aip_call *call, size_t budget);
 /* Begin the plan's schedule (its aip_steps) over its blocks in plan->job;
- * out of place the blocks are first copied from sendbuf into buf.  Then
- * advance it (aip_exchange_advance). */
+ * out of place the blocks are first copied from sendbuf into buf. */
 int aip_start_schedule(aip_plan *plan, char *buf, const char *sendbuf);
+/* Advance plan->job (aip_exchange_advance): the schedule rows' progress,
+ * and sa's and rd's (node_aware.h). */
 int aip_progress_schedule(aip_plan *plan, int may_wait, int *complete);
 
 /* The state of the rows that exchange lists of blocks (node-aware and

@@ -18,8 +18,7 @@
  */
 #include "node/node_aware.h"
 
-int aip_run_rd(const aip_plan *plan, char *buf, const char *sendbuf)
+int aip_start_rd(aip_plan *plan, char *buf, const char *sendbuf)
 {
-    aip_node_call call = aip_node_call_of(plan, buf, sendbuf);
-    return aip_node_two_steps(&call, aip_level_across(call.nodes), aip_level_within(call.nodes));
+    return aip_node_start_two_steps(plan, buf, sendbuf, aip_level_across(plan->nodes));
 }

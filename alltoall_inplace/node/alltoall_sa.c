@@ -24,17 +24,17 @@
  *   step 1, peer (a, y): the positions of local rank y's ranks, by node;
  *   step 2, peer (b, x): the positions of node b's ranks, by local rank.
  * Each step is an hsa exchange of those lists with the bounded executor
- * (aip_exchange_segments): blocks smaller than a chunk are gathered into the
- * aux buffer, one message per peer where the budget allows, and the peer's
- * message is scattered into place by an indexed datatype; larger blocks go
- * chunk by chunk.  Under block placement step 2's segments are contiguous,
+ * (aip_exchange_begin_segments): blocks smaller than a chunk are gathered
+ * into the aux buffer, one message per peer where the budget allows, and the
+ * peer's message is scattered into place by an indexed datatype; larger
+ * blocks go chunk by chunk.  Both steps are one job of the executor, which a
+ * nonblocking execution (AIP_Plan_start) advances in the background.  Under block placement step 2's segments are contiguous,
  * under cyclic placement step 1's.  Out of place, step 1 reads the send
  * buffer.  Extra memory: the aux budget and O(p) integers, as for hsa.
  */
 #include "node/node_aware.h"
 
-int aip_run_sa(const aip_plan *plan, char *buf, const char *sendbuf)
+int aip_start_sa(aip_plan *plan, char *buf, const char *sendbuf)
 {
-    aip_node_call call = aip_node_call_of(plan, buf, sendbuf);
-    return aip_node_two_steps(&call, aip_level_within(call.nodes), aip_level_across(call.nodes));
+    return aip_node_start_two_steps(plan, buf, sendbuf, aip_level_within(plan->nodes));
 }

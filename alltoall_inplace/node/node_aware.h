@@ -57,8 +57,8 @@ aip_node_call aip_node_call_of(const aip_plan *plan, char *buf, const char *send
  * aip_index_space (exchange.h); sa and rd use the aux of a schedule's
  * exchange, l the larger of that and its leader's aggregation space. */
 size_t aip_l_aux_bytes(const aip_call *call, size_t budget);
-int aip_run_sa(const aip_plan *plan, char *buf, const char *sendbuf);
-int aip_run_rd(const aip_plan *plan, char *buf, const char *sendbuf);
+int aip_start_sa(aip_plan *plan, char *buf, const char *sendbuf);
+int aip_start_rd(aip_plan *plan, char *buf, const char *sendbuf);
 int aip_run_l(const aip_plan *plan, char *buf, const char *sendbuf);
 
 /* node_exchange.c: the steps the three share. */
@@ -74,7 +74,11 @@ aip_node_level aip_level_within(const aip_nodes *nodes);
 aip_node_level aip_level_across(const aip_nodes *nodes);
 /* sa and rd: an in-place hsa exchange of block lists over `first`, then over
  * `second`; out of place the first reads the send buffer. */
-int aip_node_two_steps(const aip_node_call *call, aip_node_level first, aip_node_level second);
+/* sa and rd: begin the first step, over `first`, on the plan's job; once it is
+ * complete the job goes on with the second, over the other level.  Advance the
+ * job with aip_progress_schedule. */
+int aip_node_start_two_steps(aip_plan *plan, char *buf, const char *sendbuf,
+                             aip_node_level first);
 /* l: the in-place hsa exchange over comm in which peer i's data is segment i of buf;
  * error: the call's first error so far (exchange.h). */
 int aip_node_exchange(const aip_node_call *call, char *buf, size_t segment_bytes, MPI_Comm comm,

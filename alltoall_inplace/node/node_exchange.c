@@ -1,7 +1,10 @@
 /*
  * node_exchange.c - the steps sa, rd and l are made of: in-place hsa
  * exchanges among a subset of the ranks, in which each peer's data is a list
- * of blocks (sa, rd) or one segment of the buffer (l).
+ * of blocks (sa, rd) or one segment of the buffer (l).  sa's and rd's two
+ * steps run as one job of the executor (the plan's), the second begun by
+ * the first's `then`, so that a nonblocking execution advances through both
+ * in the background.
  */
 #include <string.h>
 
@@ -35,10 +38,11 @@ aip_node_level aip_level_across(const aip_nodes *nodes)
     return (aip_node_level){ nodes->peer_comm, nodes->shape.rank_at, nodes->shape.per_node };
 }
 
-/* One step: peer i's blocks read from src (buf, or the send buffer out of
- * place, when this rank's own blocks are copied too), the peer's written to
+/* Begin one step on job: peer i's blocks read from src (buf, or the send buffer
+ * out of place, when this rank's own blocks are copied too), the peer's written to
  * the same positions of buf.  error: the call's first error so far. */
-static int node_step(const aip_node_call *call, aip_node_level level, const char *src, int error)
+static void begin_node_step(aip_exchange_job *job, const aip_node_call *call,
+                            aip_node_level level, const char *src, int error)
 {
     aip_segments segments = { level.positions, level.per_peer, call->block_bytes,
                               call->displacements };
@@ -52,17 +56,33 @@ static int node_step(const aip_node_call *call, aip_node_level level, const char
             memcpy(call->buf + at, src + at, call->block_bytes);
         }
     aip_schedule_hsa.fill(rank, size, call->peers);
-    return aip_exchange_segments(call->buf, src, &segments, call->peers,
-                                 aip_schedule_hsa.nsteps(size), call->space, call->chunk_bytes,
-                                 level.comm, error);
+    aip_exchange_begin_segments(job, call->buf, src, &segments, call->peers,
+                                aip_schedule_hsa.nsteps(size), call->space, call->chunk_bytes,
+                                level.comm, error);
 }
 
-/* The second step runs even after an error in the first, winding down: its
- * partners expect its messages (exchange.h). */
-int aip_node_two_steps(const aip_node_call *call, aip_node_level first, aip_node_level second)
+/* The second step, once the first is complete, over the level the first did not
+ * take: it runs even after an error in the first, winding down, since its partners
+ * expect its messages (exchange.h).  The buffer is the first's, in place now. */
+static int second_step(aip_exchange_job *job, int error)
 {
-    int err = node_step(call, first, call->sendbuf ? call->sendbuf : call->buf, MPI_SUCCESS);
-    return node_step(call, second, call->buf, err);
+    const aip_plan *plan = job->context;
+    aip_node_call call = aip_node_call_of(plan, job->buf - plan->call.first_offset, NULL);
+    aip_node_level level = job->comm == call.nodes->node_comm ? aip_level_across(call.nodes)
+                                                              : aip_level_within(call.nodes);
+    begin_node_step(job, &call, level, call.buf, error);
+    return 1;
+}
+
+int aip_node_start_two_steps(aip_plan *plan, char *buf, const char *sendbuf,
+                             aip_node_level first)
+{
+    aip_node_call call = aip_node_call_of(plan, buf, sendbuf);
+    begin_node_step(&plan->job, &call, first, call.sendbuf ? call.sendbuf : call.buf,
+                    MPI_SUCCESS);
+    plan->job.then = second_step;
+    plan->job.context = plan;
+    return MPI_SUCCESS;
 }
 
 int aip_node_exchange(const aip_node_call *call, char *buf, size_t segment_bytes, MPI_Comm comm,

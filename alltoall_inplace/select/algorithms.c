@@ -33,7 +33,12 @@ static int schedule_allocate(const aip_algorithm_row *row, const aip_call *call,
     { id, name, AIP_KIND_SCHEDULE, summary, .schedule = &schedule_,                          \
       .start = aip_start_schedule, .progress = aip_progress_schedule, .aux_bytes = aip_exchange_aux_bytes, .ring = 1, .allocate = schedule_allocate,           \
       .release = free, .bytes = aip_steps_bytes }
-/* Rows whose state is the executor's index space for lists of blocks. */
+/* Rows whose state is the executor's index space for lists of blocks: sa and rd
+ * run as jobs of the executor, as the schedule rows; the others to the end. */
+#define NODE_STEPS(id, name, summary, start_)                                                 \
+    { id, name, AIP_KIND_NODE_AWARE, summary, .start = start_,                               \
+      .progress = aip_progress_schedule, .aux_bytes = aip_exchange_aux_bytes, .ring = 1,    \
+      .allocate = aip_index_space_allocate, .release = free, .bytes = aip_index_space_bytes }
 #define INDEXED(id, name, kind, summary, run_, aux_bytes_)                                   \
     { id, name, kind, summary, .run = run_, .aux_bytes = aux_bytes_, .ring = 1,                \
       .allocate = aip_index_space_allocate, .release = free, .bytes = aip_index_space_bytes }
@@ -50,12 +55,10 @@ static const aip_algorithm_row table[] = {
     SCHEDULE(AIP_ALGORITHM_LSA, "lsa", "linear shift, at most p steps", aip_schedule_lsa),
     SCHEDULE(AIP_ALGORITHM_MPICH, "mpich", "MPICH's in-place pairwise exchange, 2p - 1 steps",
              aip_schedule_mpich),
-    INDEXED(AIP_ALGORITHM_SA, "sa", AIP_KIND_NODE_AWARE,
-            "send-side aggregation: within the node, then across nodes", aip_run_sa,
-            aip_exchange_aux_bytes),
-    INDEXED(AIP_ALGORITHM_RD, "rd", AIP_KIND_NODE_AWARE,
-            "receive-side distribution: across nodes, then within the node", aip_run_rd,
-            aip_exchange_aux_bytes),
+    NODE_STEPS(AIP_ALGORITHM_SA, "sa",
+               "send-side aggregation: within the node, then across nodes", aip_start_sa),
+    NODE_STEPS(AIP_ALGORITHM_RD, "rd",
+               "receive-side distribution: across nodes, then within the node", aip_start_rd),
     INDEXED(AIP_ALGORITHM_L, "l", AIP_KIND_NODE_AWARE,
             "leader-based: one rank per node gathers, exchanges, scatters", aip_run_l,
             aip_l_aux_bytes),
