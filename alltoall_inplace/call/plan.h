@@ -92,7 +92,7 @@ struct AIP_Plan_s {
     void *state;            /* row's own workspace (select.h), or NULL */
     long long *report;         /* 2p: naming mismatched pairs (check.c) */
     int active;             /* AIP_Plan_start'ed, its completion not yet returned */
-    aip_exchange_job job;   /* the schedule rows' execution under way */
+    aip_exchange_job job;   /* the execution under way: schedule rows, sa, rd */
 };
 
 #endif /* AIP_PLAN_H */

@@ -479,7 +479,7 @@ int aip_exchange_advance(aip_exchange_job *job, int may_wait, int *complete)
 int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nsteps,
                  const aip_workspace *space, size_t chunk_bytes, MPI_Comm comm, int error)
 {
-    aip_exchange_job job;
+    aip_exchange_job job = { .next_in_flight = NULL }; /* begin keeps the link: none */
     int complete;
 
     aip_exchange_begin(&job, buf, blocks, peers, nsteps, space, chunk_bytes, comm, error);
