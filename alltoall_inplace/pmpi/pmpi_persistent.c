@@ -16,9 +16,11 @@
  * A datatype that is not movable as bytes is declined at init, on every
  * rank, to MPI's own init; so are the calls out of place.
  *
- * The request the program holds is a real one: an inactive persistent
- * receive from MPI_PROC_NULL, which MPI itself completes at once with an
- * empty status.  While our exchange is under way, the request functions
+ * The request the program holds is a real one: a persistent receive on
+ * MPI_COMM_SELF that is never started, which MPI itself completes at once,
+ * inactive, with an empty status.  Not one from MPI_PROC_NULL: in MPICH
+ * 4.0.2 a persistent request to or from MPI_PROC_NULL, even never started,
+ * makes every later persistent collective of MPI's own hang.  While our exchange is under way, the request functions
  * below complete it themselves and pass the other requests of the same
  * array to MPI; once it is done they hand MPI the inactive request, so the
  * status and the array's bookkeeping are MPI's own.  Where no exchange of
@@ -68,7 +70,7 @@ typedef enum phase {
 } phase;
 
 typedef struct our_request {
-    MPI_Request handle; /* the program's: an inactive persistent receive from MPI_PROC_NULL */
+    MPI_Request handle; /* the program's: a persistent receive, never started */
     aip_plan *plan;     /* its buffer bound (plan->call.buf) */
     phase phase;
     int result;         /* DONE: the exchange's error, or MPI_SUCCESS */
@@ -122,8 +124,9 @@ static int keep(aip_plan *plan, const char *fn, MPI_Request *request)
             table_capacity = capacity;
         }
     }
+    static char nothing; /* the never-started receive's buffer */
     if (r && table_count < table_capacity &&
-        (err = PMPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &r->handle)) ==
+        (err = PMPI_Recv_init(&nothing, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, &r->handle)) ==
             MPI_SUCCESS) {
         r->plan = plan;
         r->phase = IDLE;
