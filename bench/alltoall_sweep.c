@@ -59,14 +59,8 @@
 #include <string.h>
 
 #include <mpi.h>
-#if MPI_VERSION >= 4
-#define ALLTOALL_INIT MPI_Alltoall_init
-#elif defined(OPEN_MPI)
-#include <mpi-ext.h>
-#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
-#define ALLTOALL_INIT MPIX_Alltoall_init
-#endif
-#endif
+
+#include "../common/mpi_persistent.h"
 
 #include "alltoall_inplace.h"
 #include "bench_util.h"
@@ -418,8 +412,8 @@ static result benchmark_method(const method *m, const options *opt, const buffer
         what = "AIP_Plan_execute";
     }
     if (m->kind == MPI_PERSISTENT) {
-#ifdef ALLTOALL_INIT
-        err = ALLTOALL_INIT(MPI_IN_PLACE, count, ELEMENT_MPI_TYPE, b->buf, count,
+#ifdef MPI_PERSISTENT
+        err = MPI_PERSISTENT(Alltoall_init)(MPI_IN_PLACE, count, ELEMENT_MPI_TYPE, b->buf, count,
                             ELEMENT_MPI_TYPE, comm, MPI_INFO_NULL, &made.request);
         what = "MPI_Start or MPI_Wait";
 #else

@@ -20,16 +20,9 @@
 #include <string.h>
 
 #include <mpi.h>
-#if MPI_VERSION >= 4
-#define ALLTOALL_INIT MPI_Alltoall_init
-#elif defined(OPEN_MPI)
-#include <mpi-ext.h>
-#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
-#define ALLTOALL_INIT MPIX_Alltoall_init
-#endif
-#endif
 
 #include "../../common/exchange_data.h"
+#include "../../common/mpi_persistent.h"
 #include "../../common/proc_memory.h"
 
 int main(int argc, char **argv)
@@ -47,7 +40,7 @@ int main(int argc, char **argv)
                             "--at-least MIB]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-#ifndef ALLTOALL_INIT
+#ifndef MPI_PERSISTENT
     if (persistent) {
         if (rank == 0)
             printf("pmpi_memory_test: this MPI has no persistent collectives\n");
@@ -72,10 +65,10 @@ int main(int argc, char **argv)
     if (!persistent)
         err = MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, (int)count, ELEMENT_MPI_TYPE,
                            MPI_COMM_WORLD);
-#ifdef ALLTOALL_INIT
+#ifdef MPI_PERSISTENT
     else {
         MPI_Request request;
-        err = ALLTOALL_INIT(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, (int)count, ELEMENT_MPI_TYPE,
+        err = MPI_PERSISTENT(Alltoall_init)(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, (int)count, ELEMENT_MPI_TYPE,
                             MPI_COMM_WORLD, MPI_INFO_NULL, &request);
         if (err == MPI_SUCCESS && (err = MPI_Start(&request)) == MPI_SUCCESS)
             err = MPI_Wait(&request, MPI_STATUS_IGNORE);

@@ -21,18 +21,11 @@
 #include <string.h>
 
 #include <mpi.h>
-#if MPI_VERSION >= 4
-#define PERSISTENT(name) MPI_##name
-#elif defined(OPEN_MPI)
-#include <mpi-ext.h>
-#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
-#define PERSISTENT(name) MPIX_##name
-#endif
-#endif
 
+#include "../../common/mpi_persistent.h"
 #include "../test_util.h"
 
-#ifndef PERSISTENT
+#ifndef MPI_PERSISTENT
 int main(void)
 {
     printf("pmpi_persistent_test: this MPI has no persistent collectives\n");
@@ -182,9 +175,9 @@ static void rounds_case(int count, int rounds)
 
     MPI_Request requests[4]; /* ours at 0 and 2, the ring's at 1 and 3 */
     MPI_Request alltoall, alltoallv;
-    PERSISTENT(Alltoall_init)(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, count, MPI_INT,
+    MPI_PERSISTENT(Alltoall_init)(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, count, MPI_INT,
                               MPI_COMM_WORLD, MPI_INFO_NULL, &alltoall);
-    PERSISTENT(Alltoallv_init)(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, vbuf, counts, displs,
+    MPI_PERSISTENT(Alltoallv_init)(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, vbuf, counts, displs,
                                MPI_INT, dup, MPI_INFO_NULL, &alltoallv);
     for (int round = 0; round < rounds; round++) {
         enum completion how = (enum completion)(round % COMPLETIONS);
@@ -256,7 +249,7 @@ static void alltoallw_case(int rounds)
     int *buf = malloc((n + 1) * sizeof *buf), *sent = malloc((n + 1) * sizeof *buf),
         *expected = malloc((n + 1) * sizeof *buf);
     MPI_Request request;
-    PERSISTENT(Alltoallw_init)(MPI_IN_PLACE, NULL, NULL, NULL, buf, counts, byte_displs, types,
+    MPI_PERSISTENT(Alltoallw_init)(MPI_IN_PLACE, NULL, NULL, NULL, buf, counts, byte_displs, types,
                                MPI_COMM_WORLD, MPI_INFO_NULL, &request);
     for (int round = 0; round < rounds; round++) {
         test_fill(sent, n * sizeof *buf, seed + 2000 + (uint64_t)round, rank);
@@ -293,7 +286,7 @@ static void gapped_case(void)
     memcpy(expected, sent, n * sizeof *buf);
     MPI_Alltoall(sent, count, gapped, expected, count, gapped, MPI_COMM_WORLD);
     MPI_Request request;
-    PERSISTENT(Alltoall_init)(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, count, gapped,
+    MPI_PERSISTENT(Alltoall_init)(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, count, gapped,
                               MPI_COMM_WORLD, MPI_INFO_NULL, &request);
     MPI_Start(&request);
     MPI_Wait(&request, MPI_STATUS_IGNORE);
@@ -320,7 +313,7 @@ static void mpi_own_case(void)
         MPI_Request request;
         for (size_t k = 0; k < n; k++)
             sent[k] = rank * 1000000 + round * 1000 + (int)k;
-        ok &= PERSISTENT(Alltoall_init)(sent, count, MPI_INT, got, count, MPI_INT, MPI_COMM_WORLD,
+        ok &= MPI_PERSISTENT(Alltoall_init)(sent, count, MPI_INT, got, count, MPI_INT, MPI_COMM_WORLD,
                                         MPI_INFO_NULL, &request) == MPI_SUCCESS &&
               MPI_Start(&request) == MPI_SUCCESS &&
               MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
@@ -359,7 +352,7 @@ static void rules_case(void)
     memcpy(buf, sent, n * sizeof *buf);
     MPI_Alltoall(sent, count, MPI_INT, expected, count, MPI_INT, comm);
     MPI_Request request, saved;
-    PERSISTENT(Alltoall_init)(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, count, MPI_INT, comm,
+    MPI_PERSISTENT(Alltoall_init)(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, count, MPI_INT, comm,
                               MPI_INFO_NULL, &request);
     int ok = 1;
     if (rank == 0) {
@@ -377,7 +370,7 @@ static void rules_case(void)
     ok &= MPI_Request_free(&request) == MPI_SUCCESS;
     test_count(ok, "rules: start, free and cancel while exchanging are MPI_ERR_REQUEST",
                &passed, &failed, MPI_COMM_WORLD);
-    test_count(class_of(PERSISTENT(Alltoall_init)(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, count,
+    test_count(class_of(MPI_PERSISTENT(Alltoall_init)(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, count,
                                                   MPI_INT, comm, MPI_INFO_NULL, NULL)) ==
                    MPI_ERR_ARG,
                "rules: a NULL request is MPI_ERR_ARG", &passed, &failed, MPI_COMM_WORLD);
@@ -407,4 +400,4 @@ int main(int argc, char **argv)
     return status;
 }
 
-#endif /* PERSISTENT */
+#endif /* MPI_PERSISTENT */
