@@ -265,11 +265,10 @@ int AIP_Plan_execute(AIP_Plan plan, void *buf);
  *
  * While executions are in flight, one thread at a time may call the library.
  *
- * The schedule algorithms (hsa, lsa, mpich) and the node-aware sa and rd
- * advance in the background this way; the others (l, hypercube, general)
- * run the whole exchange inside AIP_Plan_start, waiting for their partners
- * there (so start those in the same order on every rank, across
- * communicators too).
+ * Every algorithm advances in the background this way but the general
+ * one with AIP_REQUESTS=alltoall, which runs the whole exchange inside
+ * AIP_Plan_start, waiting for its partners there (so start those in the
+ * same order on every rank, across communicators too).
  */
 int AIP_Plan_start(AIP_Plan plan, void *buf);
 int AIP_Plan_test(AIP_Plan plan, int *flag);

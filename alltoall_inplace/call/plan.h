@@ -35,19 +35,33 @@ typedef struct aip_window {
 } aip_window;
 
 /* Peer i's data as a list of equal blocks, wherever they lie: the blocks at
- * positions[i * per_peer + k] * block_bytes, k < per_peer, in that order. */
+ * positions[i * per_peer + k] * block_bytes, k < per_peer, in that order
+ * (by_step: step s's list at positions[s * per_peer], whoever its peer). */
 typedef struct aip_segments {
     const int *positions;
     int per_peer;
     size_t block_bytes;
     MPI_Aint *displacements; /* scratch for per_peer entries */
+    int by_step;
 } aip_segments;
+
+/* What a job's gate (its messages in flight) knows of them: the bytes message i
+ * must bring (expected[i]; 0 for a send), what to do as each arrives (arrived, or
+ * NULL: nothing), and MPI_Testsome's room for them. */
+struct aip_exchange_job;
+typedef struct aip_gate_space {
+    const MPI_Aint *expected;
+    int (*arrived)(struct aip_exchange_job *job, int index);
+    MPI_Status *statuses;
+    int *indices;
+} aip_gate_space;
 
 /* A schedule's exchange under way (exchange.c): the transfers in flight and
  * the next chunk to post, so that it can stop and resume between any two.
  * Peer i's data is blocks[i], or (segments.positions set) a list of blocks
- * read from src.  Where the exchange is one step of several (sa, rd), then
- * begins the next on the same job once this one is complete. */
+ * read from src.  Where the exchange is one step of several (sa, rd, the
+ * hypercube's stages), then begins the next on the same job once this one
+ * is complete. */
 typedef struct aip_exchange_job {
     aip_window window;
     char *buf;
@@ -55,6 +69,7 @@ typedef struct aip_exchange_job {
     const aip_block *blocks;
     aip_segments segments;
     const int *peers;
+    const int *sources; /* routed: step s receives from sources[s]; else from peers[s] */
     int nsteps;
     size_t chunk_bytes;
     MPI_Comm comm;
@@ -65,6 +80,11 @@ typedef struct aip_exchange_job {
      * returns 0: the exchange is complete.  context: the caller's (the plan). */
     int (*then)(struct aip_exchange_job *job, int error);
     void *context;
+    /* Messages that must complete before the steps are posted (aip_exchange_begin_gate):
+     * gate_left of gate_count still active. */
+    MPI_Request *gate;
+    int gate_count, gate_left;
+    aip_gate_space gate_space;
     int busy;      /* being advanced: the sweeps of other waits pass it */
     int complete, result; /* once complete: the first error, or MPI_SUCCESS */
     struct aip_exchange_job *next_in_flight; /* aip_exchange_in_flight's list */
@@ -92,7 +112,7 @@ struct AIP_Plan_s {
     void *state;            /* row's own workspace (select.h), or NULL */
     long long *report;         /* 2p: naming mismatched pairs (check.c) */
     int active;             /* AIP_Plan_start'ed, its completion not yet returned */
-    aip_exchange_job job;   /* the execution under way: schedule rows, sa, rd */
+    aip_exchange_job job;   /* the execution under way (every row but general) */
 };
 
 #endif /* AIP_PLAN_H */

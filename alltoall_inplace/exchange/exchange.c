@@ -27,10 +27,10 @@
  * first completes), so that a nonblocking execution of several steps
  * advances through all of them in the background.
  *
- * aip_exchange_routed moves one list of blocks at a time to one rank while
- * receiving the list of another into the same places: a stage of the
- * hypercube all-to-all (alltoall_hypercube.c), whose next stage sends what
- * this one received, so each stage completes before the next is posted.
+ * A routed job (aip_exchange_begin_routed) sends each step's list of blocks
+ * to one rank while receiving the list of another into the same places: the
+ * stages of the hypercube all-to-all (alltoall_hypercube.c), one job each,
+ * chained by `then`, since a stage sends what the one before received.
  *
  * An MPI error on one rank does not strand its partners: the rank winds
  * down, posting the rest of its chunks empty (wind_down.c), and returns
@@ -45,6 +45,7 @@
  * still before it and not waiting, so it advances.  Messages of one pair are
  * matched in order (MPI's non-overtaking rule), so one tag suffices.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -198,19 +199,6 @@ static int post(window *w, transfer *t, size_t bytes, void *place, int count, MP
     return MPI_SUCCESS;
 }
 
-/* One contiguous chunk: ours copied from `from`, the partner's into `place`. */
-static int start_transfer(window *w, char *place, const char *from, size_t bytes, route peers,
-                          MPI_Comm comm)
-{
-    transfer *t;
-    int err;
-
-    if ((err = reserve(w, bytes, 1, &t)) != MPI_SUCCESS)
-        return err;
-    memcpy(w->aux + t->aux_offset, from, bytes);
-    return post(w, t, bytes, place, (int)bytes, MPI_BYTE, peers, comm);
-}
-
 /* Several whole blocks as one chunk, in the reserved transfer t: ours
  * gathered from src into aux, the partner's scattered by MPI into the same
  * places of buf. */
@@ -240,17 +228,6 @@ static int post_gathered(window *w, transfer *t, char *buf, const char *src, con
     if (scattered != MPI_DATATYPE_NULL)
         MPI_Type_free(&scattered); /* the posted receive keeps what it needs */
     return err;
-}
-
-static int start_gathered(window *w, char *buf, const char *src, const int *positions, int count,
-                          size_t block_bytes, MPI_Aint *displacements, route peers,
-                          MPI_Comm comm)
-{
-    transfer *t;
-    int err = reserve(w, (size_t)count * block_bytes, 1, &t);
-    return err != MPI_SUCCESS ? err
-                              : post_gathered(w, t, buf, src, positions, count, block_bytes,
-                                              displacements, peers, comm);
 }
 
 int aip_workspace_alloc(aip_workspace *space, size_t aux_bytes, int ring,
@@ -344,6 +321,25 @@ void aip_exchange_begin_segments(aip_exchange_job *job, char *buf, const char *s
                                    .chunk_bytes = chunk_bytes, .comm = comm, .step = -1 });
 }
 
+void aip_exchange_begin_routed(aip_exchange_job *job, char *buf, const aip_segments *segments,
+                               const int *to, const int *from, int nsteps,
+                               const aip_workspace *space, size_t chunk_bytes, MPI_Comm comm,
+                               int error)
+{
+    begin(job, (aip_exchange_job){ .window = window_of(space, error), .buf = buf, .src = buf,
+                                   .segments = *segments, .peers = to, .sources = from,
+                                   .nsteps = nsteps, .chunk_bytes = chunk_bytes, .comm = comm,
+                                   .step = -1 });
+}
+
+void aip_exchange_begin_gate(aip_exchange_job *job, MPI_Request *requests, int count,
+                             const aip_gate_space *gate, const aip_workspace *space, int error)
+{
+    begin(job, (aip_exchange_job){ .window = window_of(space, error), .gate = requests,
+                                   .gate_count = count, .gate_left = count, .gate_space = *gate,
+                                   .step = -1 });
+}
+
 /* The jobs of nonblocking executions that are not complete yet. */
 static aip_exchange_job *in_flight;
 
@@ -401,9 +397,10 @@ static int post_list_chunk(aip_exchange_job *job, int may_wait, transfer **t)
     window *w = &job->window;
     const aip_segments *list = &job->segments;
     int peer = job->peers[job->step], err;
-    const int *positions = list->positions + (size_t)peer * (size_t)list->per_peer;
+    const int *positions =
+        list->positions + (size_t)(list->by_step ? job->step : peer) * (size_t)list->per_peer;
     size_t block = list->block_bytes;
-    route peers = { peer, peer };
+    route peers = { peer, job->sources ? job->sources[job->step] : peer };
 
     if (block < job->chunk_bytes) {
         int per_chunk = (int)(job->chunk_bytes / block), left = list->per_peer - job->listed;
@@ -431,15 +428,55 @@ static int post_list_chunk(aip_exchange_job *job, int may_wait, transfer **t)
     return err;
 }
 
+/* Complete what has arrived of the gate's messages, or (may_wait) all of them, politely
+ * as aip_complete; *open once all have.  MPI's error once a retry failed too, or the
+ * error of an `arrived` (the gate's messages are then given up). */
+static int pass_gate(aip_exchange_job *job, int may_wait, int *open)
+{
+    const aip_gate_space *gate = &job->gate_space;
+    window *w = &job->window;
+
+    for (;;) {
+        int done, err;
+        int (*some)(int, MPI_Request *, int *, int *, MPI_Status *) =
+            may_wait && AIP_BLOCKING_WAIT ? MPI_Waitsome : MPI_Testsome;
+        if ((err = some(job->gate_count, job->gate, &done, gate->indices, gate->statuses)) !=
+            MPI_SUCCESS) {
+            aip_note_error(&w->error, err); /* what it completed is MPI_REQUEST_NULL now */
+            err = some(job->gate_count, job->gate, &done, gate->indices, gate->statuses);
+        }
+        for (int k = 0; err == MPI_SUCCESS && done != MPI_UNDEFINED && k < done; k++) {
+            int i = gate->indices[k];
+            if (gate->expected[i] > 0)
+                aip_check_arrival(&gate->statuses[k], (MPI_Count)gate->expected[i], &w->error);
+            if (gate->arrived)
+                err = gate->arrived(job, i);
+        }
+        if (err != MPI_SUCCESS) {
+            aip_give_up(job->gate_count, job->gate);
+            job->gate_left = 0;
+            return err;
+        }
+        job->gate_left = done == MPI_UNDEFINED ? 0 : job->gate_left - done;
+        *open = job->gate_left == 0;
+        if (*open || !may_wait)
+            return MPI_SUCCESS;
+        aip_exchange_advance_in_flight();
+        sched_yield();
+    }
+}
+
 /* Post and retire what can be without waiting (or, may_wait, everything). */
 static int advance(aip_exchange_job *job, int may_wait, int *complete)
 {
     window *w = &job->window;
-    int err = MPI_SUCCESS, retired;
+    int err = MPI_SUCCESS, retired, open = 1;
     transfer *t = NULL;
 
     *complete = 0;
-    while (job->step < job->nsteps) {
+    if (job->gate_left > 0 && (err = pass_gate(job, may_wait, &open)) == MPI_SUCCESS && !open)
+        return MPI_SUCCESS; /* still under way */
+    while (err == MPI_SUCCESS && job->step < job->nsteps) {
         err = job->segments.positions ? post_list_chunk(job, may_wait, &t)
                                       : post_block_chunk(job, may_wait, &t);
         if (err != MPI_SUCCESS || !t)
@@ -484,42 +521,6 @@ int aip_exchange(char *buf, const aip_block *blocks, const int *peers, int nstep
 
     aip_exchange_begin(&job, buf, blocks, peers, nsteps, space, chunk_bytes, comm, error);
     return aip_exchange_advance(&job, 1, &complete);
-}
-
-/* Post one peer's list of equal blocks: whole blocks per chunk where they
- * are smaller than one, else chunks of each block. */
-static int start_list(window *w, char *buf, const char *src, const int *positions, int count,
-                      size_t block, size_t chunk_bytes, MPI_Aint *displacements, route peers,
-                      MPI_Comm comm)
-{
-    int err = MPI_SUCCESS;
-
-    if (block < chunk_bytes) {
-        int per_chunk = (int)(chunk_bytes / block);
-        for (int k = 0; k < count && err == MPI_SUCCESS; k += per_chunk)
-            err = start_gathered(w, buf, src, positions + k,
-                                 count - k < per_chunk ? count - k : per_chunk, block,
-                                 displacements, peers, comm);
-        return err;
-    }
-    for (int k = 0; k < count; k++) {
-        size_t at = (size_t)positions[k] * block;
-        for (size_t done = 0; done < block && err == MPI_SUCCESS; done += chunk_bytes) {
-            size_t len = block - done < chunk_bytes ? block - done : chunk_bytes;
-            err = start_transfer(w, buf + at + done, src + at + done, len, peers, comm);
-        }
-    }
-    return err;
-}
-
-int aip_exchange_routed(char *buf, const int *positions, int count, size_t block_bytes, int to,
-                        int from, MPI_Aint *displacements, const aip_workspace *space,
-                        size_t chunk_bytes, MPI_Comm comm, int error)
-{
-    window w = window_of(space, error);
-    int err = start_list(&w, buf, buf, positions, count, block_bytes, chunk_bytes, displacements,
-                         (route){ to, from }, comm);
-    return finish(&w, err);
 }
 
 /* ---- The schedule rows and the index space of the others. ---- */

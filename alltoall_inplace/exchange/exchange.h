@@ -116,13 +116,21 @@ void aip_exchange_begin_segments(aip_exchange_job *job, char *buf, const char *s
                                  const aip_workspace *space, size_t chunk_bytes, MPI_Comm comm,
                                  int error);
 
-/* One stage of a route: the blocks at positions[0 .. count) of buf (each
- * block_bytes) sent to `to`, `from`'s received into the same positions in the
- * same order; returns once all has arrived.  displacements: scratch for count
- * entries.  error as for aip_exchange. */
-int aip_exchange_routed(char *buf, const int *positions, int count, size_t block_bytes, int to,
-                        int from, MPI_Aint *displacements, const aip_workspace *space,
-                        size_t chunk_bytes, MPI_Comm comm, int error);
+/* aip_exchange_begin_segments in place where a step's data goes to one rank
+ * and comes from another: step s sends the blocks at segments->positions
+ * (by_step: the step's list) to to[s] and receives from[s]'s into the same
+ * places, in the same order.  to and from are read until the job is complete. */
+void aip_exchange_begin_routed(aip_exchange_job *job, char *buf, const aip_segments *segments,
+                               const int *to, const int *from, int nsteps,
+                               const aip_workspace *space, size_t chunk_bytes, MPI_Comm comm,
+                               int error);
+
+/* A job that lets messages already posted complete, requests[0 .. count): a
+ * receive that brings another size than gate->expected says is an error noted as
+ * any arrival's (empty: its sender failed), and gate->arrived runs as each
+ * completes.  Then the job is complete, or its then begins the next step. */
+void aip_exchange_begin_gate(aip_exchange_job *job, MPI_Request *requests, int count,
+                             const aip_gate_space *gate, const aip_workspace *space, int error);
 
 /* ---- Rows of the algorithm table (select.h) that run on the executor. ---- */
 
@@ -149,13 +157,15 @@ typedef struct aip_index_space {
     aip_block *blocks;
     MPI_Aint *displacements;
     int *peers;
+    int stage; /* the hypercube's stage under way */
 } aip_index_space;
 int aip_index_space_allocate(const struct aip_algorithm_row *row, const aip_call *call,
                              void **space);
 size_t aip_index_space_bytes(const aip_call *call, const void *space);
 
-/* The hypercube all-to-all (alltoall_hypercube.c); its state an aip_index_space. */
+/* The hypercube all-to-all (alltoall_hypercube.c); its state an aip_index_space.
+ * Its stages run as one job (aip_progress_schedule advances it). */
 size_t aip_hypercube_aux_bytes(const aip_call *call, size_t budget);
-int aip_run_hypercube(const aip_plan *plan, char *buf, const char *sendbuf);
+int aip_start_hypercube(aip_plan *plan, char *buf, const char *sendbuf);
 
 #endif /* AIP_EXCHANGE_H */

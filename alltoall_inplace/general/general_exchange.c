@@ -53,6 +53,16 @@
  * phase cannot deadlock either: requests are non-blocking, and each data
  * message waits only for the request of its own phase.
  *
+ * With requests between pairs (p2p), the phases run as one job of the
+ * executor, each phase three steps chained by the job's `then`: post the
+ * requests and the receives, serve each request as it arrives (its data
+ * sent at once), complete the phase's messages and update the sets.  So a
+ * nonblocking execution (AIP_Plan_start) advances in the background.  With
+ * one MPI_Alltoall of requests per phase the phases run to the end inside
+ * the start: blocking collectives on the shared private communicator must
+ * be called in the same order on every rank, which tests and waits do not
+ * keep.
+ *
  * An MPI error on one rank (exchange.h): the rank goes on with its phases,
  * requests carrying their values but data messages empty, so that every
  * message its partners expect still comes; a rank that receives an empty
@@ -75,9 +85,12 @@ typedef struct general_exchange {
     MPI_Aint *words;     /* AIP_REQUESTS=alltoall: 2 per rank, out and in */
     MPI_Request *wait_requests; /* requests of dests, to serve as they come */
     int *wait_peer;
+    MPI_Aint *request_bytes;    /* what each of them brings: one MPI_Aint */
     MPI_Request *other;  /* request sends and data messages */
-    MPI_Status *statuses;      /* of other */
-    MPI_Aint *expected;        /* per entry of other: a data receive's bytes, else 0 */
+    MPI_Aint *expected;  /* per entry of other: a data receive's bytes, else 0 */
+    int nwait, nother;   /* posted this phase */
+    MPI_Status *statuses; /* MPI_Testsome's room for other (3p), and its indices */
+    int *indices;
     aip_piece *pieces;
     int *lengths;
     MPI_Aint *displs;
@@ -93,16 +106,20 @@ static int exchange_alloc(general_exchange *x, int rank, int size)
     x->words = aip_malloc_held(4 * p * sizeof *x->words, &x->held_bytes);
     x->wait_requests = aip_malloc_held(p * sizeof *x->wait_requests, &x->held_bytes);
     x->wait_peer = aip_malloc_held(p * sizeof *x->wait_peer, &x->held_bytes);
+    x->request_bytes = aip_malloc_held(p * sizeof *x->request_bytes, &x->held_bytes);
     x->other = aip_malloc_held(3 * p * sizeof *x->other, &x->held_bytes);
-    x->statuses = aip_malloc_held(3 * p * sizeof *x->statuses, &x->held_bytes);
     x->expected = aip_malloc_held(3 * p * sizeof *x->expected, &x->held_bytes);
+    x->statuses = aip_malloc_held(3 * p * sizeof *x->statuses, &x->held_bytes);
+    x->indices = aip_malloc_held(3 * p * sizeof *x->indices, &x->held_bytes);
     x->pieces = aip_malloc_held(npieces * sizeof *x->pieces, &x->held_bytes);
     x->lengths = aip_malloc_held(npieces * sizeof *x->lengths, &x->held_bytes);
     x->displs = aip_malloc_held(npieces * sizeof *x->displs, &x->held_bytes);
     if (err != MPI_SUCCESS || !x->ask || !x->asked || !x->words || !x->wait_requests ||
-        !x->wait_peer || !x->other || !x->statuses || !x->expected || !x->pieces ||
-        !x->lengths || !x->displs)
+        !x->wait_peer || !x->request_bytes || !x->other || !x->expected || !x->statuses ||
+        !x->indices || !x->pieces || !x->lengths || !x->displs)
         return MPI_ERR_NO_MEM;
+    for (size_t i = 0; i < p; i++)
+        x->request_bytes[i] = (MPI_Aint)sizeof(MPI_Aint);
     return MPI_SUCCESS;
 }
 
@@ -114,26 +131,22 @@ static void exchange_free(general_exchange *x)
     free(x->words);
     free(x->wait_requests);
     free(x->wait_peer);
+    free(x->request_bytes);
     free(x->other);
-    free(x->statuses);
     free(x->expected);
+    free(x->statuses);
+    free(x->indices);
     free(x->pieces);
     free(x->lengths);
     free(x->displs);
 }
 
-/* The requests a phase has posted, for completing or cancelling them. */
-typedef struct phase {
-    int nwait, nother; /* x->wait_requests, x->other */
-    int error;         /* the call's first error (exchange.h) */
-} phase;
-
-/* Post one data message over its pieces (a derived datatype if more than one);
- * a send goes empty once an error is noted. */
-static int post_data(general_exchange *x, phase *ph, int receive, int npieces, int peer,
-                     MPI_Comm comm)
+/* Post one data message over its pieces (a derived datatype if more than one)
+ * into x->other; a send goes empty once *error is set. */
+static int post_data(general_exchange *x, int receive, int npieces, int peer, MPI_Comm comm,
+                     int *error)
 {
-    MPI_Request *request = &x->other[ph->nother];
+    MPI_Request *request = &x->other[x->nother];
     MPI_Datatype type = MPI_DATATYPE_NULL;
     void *start = x->pieces[0].address;
     int count = (int)x->pieces[0].bytes, err = MPI_SUCCESS; /* <= AIP_GENERAL_MESSAGE_MAX */
@@ -153,127 +166,183 @@ static int post_data(general_exchange *x, phase *ph, int receive, int npieces, i
             start = MPI_BOTTOM;
             count = 1;
         } else { /* wind down; a receive takes the message in 0 bytes (MPI truncates it) */
-            aip_note_error(&ph->error, err);
+            aip_note_error(error, err);
             count = 0;
         }
     }
     MPI_Datatype used = type != MPI_DATATYPE_NULL && count == 1 ? type : MPI_BYTE;
     int tag = x->tag + 1;
-    err = receive ? aip_post_receive(start, count, used, peer, tag, comm, request, &ph->error)
-                  : aip_post_data(start, count, used, peer, tag, comm, request, &ph->error);
+    err = receive ? aip_post_receive(start, count, used, peer, tag, comm, request, error)
+                  : aip_post_data(start, count, used, peer, tag, comm, request, error);
     if (type != MPI_DATATYPE_NULL)
         MPI_Type_free(&type); /* freed when the message completes */
     if (err == MPI_SUCCESS)
-        x->expected[ph->nother++] = receive ? bytes : 0;
+        x->expected[x->nother++] = receive ? bytes : 0;
     return err;
 }
 
-static int post_receive(general_exchange *x, phase *ph, int source, MPI_Comm comm)
+static int post_receive(general_exchange *x, int source, MPI_Comm comm, int *error)
 {
     int n = aip_general_recv_pieces(&x->sets, source, x->pieces);
-    return post_data(x, ph, 1, n, source, comm);
+    return post_data(x, 1, n, source, comm, error);
 }
 
-static int post_send(general_exchange *x, phase *ph, int dest, MPI_Comm comm)
+static int post_send(general_exchange *x, int dest, MPI_Comm comm, int *error)
 {
     int n = aip_general_send_pieces(&x->sets, dest, x->asked[dest], x->pieces);
-    return post_data(x, ph, 0, n, dest, comm);
+    return post_data(x, 0, n, dest, comm, error);
 }
 
 /* A send of the protocol (a request), whose value must arrive whatever failed. */
-static int post_request(general_exchange *x, phase *ph, int source, MPI_Comm comm)
+static int post_request(general_exchange *x, int source, MPI_Comm comm, int *error)
 {
     int err = aip_post_send(&x->ask[source], 1, MPI_AINT, source, x->tag, comm,
-                            &x->other[ph->nother], &ph->error);
+                            &x->other[x->nother], error);
     if (err == MPI_SUCCESS)
-        x->expected[ph->nother++] = 0;
+        x->expected[x->nother++] = 0;
     return err;
 }
 
-/* Step 3's sends of this phase are posted: wait for every message, then step 4. */
-static int complete_phase(general_exchange *x, phase *ph)
+/* MPI failed twice (err): cancel and complete what the phase posted. */
+static int give_up(general_exchange *x, int err, int *error)
 {
-    int err = aip_complete(ph->nother, x->other, x->statuses, 0, &ph->error);
+    aip_note_error(error, err);
+    aip_give_up(x->nwait, x->wait_requests);
+    aip_give_up(x->nother, x->other);
+    x->nwait = x->nother = 0;
+    return *error;
+}
+
+/* The exchange is over (error: its first): the plan's debug line. */
+static void report(const aip_plan *plan, const general_exchange *x, int error)
+{
+    const aip_call *call = &plan->call;
+    const AIP_Options *opt = &plan->options;
+
+    if (error == MPI_SUCCESS && plan->debug)
+        fprintf(stderr,
+                "alltoall_inplace: %s on %d ranks: requests %s, aux %s (%d arenas) of %zu "
+                "bytes on rank 0: %lld phases, %lld bytes moved within the buffer\n",
+                call->fn, call->size, AIP_Requests_name(opt->requests),
+                AIP_Aux_strategy_name(opt->aux_strategy), x->sets.aux.narenas,
+                plan->space.aux_bytes, x->sets.phases, x->sets.moved_bytes);
+}
+
+/* ---- Steps 2-4 with requests between the pairs still exchanging (a job). ---- */
+
+static int serve_request(aip_exchange_job *job, int k);
+static int phase_messages(aip_exchange_job *job, int error);
+static int phase_end(aip_exchange_job *job, int error);
+
+/* The job waits for msgs[0 .. count) (aip_exchange_begin_gate), then goes on with next. */
+static void wait_for(aip_plan *plan, MPI_Request *msgs, int count, const MPI_Aint *expected,
+                     int (*arrived)(aip_exchange_job *, int), int error,
+                     int (*next)(aip_exchange_job *, int))
+{
+    general_exchange *x = plan->state;
+    aip_gate_space gate = { expected, arrived, x->statuses, x->indices };
+    aip_exchange_begin_gate(&plan->job, msgs, count, &gate, &plan->space, error);
+    plan->job.then = next;
+    plan->job.context = plan;
+}
+
+/* Step 2 of a phase, and step 3's receives: returns 0 once no phase is left (the
+ * exchange complete), else 1 with the job waiting for this phase's requests. */
+static int phase_begin(aip_plan *plan, int error)
+{
+    general_exchange *x = plan->state;
+    aip_general *g = &x->sets;
+    MPI_Comm comm = plan->private_comm;
+    int p = g->size, err = MPI_SUCCESS;
+
+    if (!aip_general_active(g)) {
+        report(plan, x, error);
+        return 0;
+    }
+    x->nwait = x->nother = 0;
+    aip_general_requests(g, x->ask);
+    for (int i = 0; i < p && err == MPI_SUCCESS; i++) {
+        x->asked[i] = 0;
+        if (aip_general_owes(g, i)) {
+            x->wait_peer[x->nwait] = i;
+            err = aip_post_receive(&x->asked[i], 1, MPI_AINT, i, x->tag, comm,
+                                   &x->wait_requests[x->nwait], &error);
+            x->nwait += err == MPI_SUCCESS;
+        }
+    }
+    for (int j = 0; j < p && err == MPI_SUCCESS; j++) {
+        if (!aip_general_expects(g, j))
+            continue;
+        if (x->ask[j] > 0)
+            err = post_receive(x, j, comm, &error);
+        if (err == MPI_SUCCESS)
+            err = post_request(x, j, comm, &error);
+    }
+    if (err != MPI_SUCCESS) /* complete at once, with the error */
+        wait_for(plan, NULL, 0, NULL, NULL, give_up(x, err, &error), NULL);
+    else
+        wait_for(plan, x->wait_requests, x->nwait, x->request_bytes, serve_request, error,
+                 phase_messages);
+    return 1;
+}
+
+/* A dest's request (wait_requests[k]) arrived: its data goes at once. */
+static int serve_request(aip_exchange_job *job, int k)
+{
+    aip_plan *plan = job->context;
+    general_exchange *x = plan->state;
+    int dest = x->wait_peer[k], err = MPI_SUCCESS;
+
+    if (x->asked[dest] > 0 && (err = post_send(x, dest, plan->private_comm,
+                                               &job->window.error)) != MPI_SUCCESS) {
+        aip_give_up(x->nother, x->other); /* the job gives the requests up */
+        x->nother = 0;
+    }
+    return err;
+}
+
+/* Every request served: wait for the phase's messages. */
+static int phase_messages(aip_exchange_job *job, int error)
+{
+    aip_plan *plan = job->context;
+    general_exchange *x = plan->state;
+    wait_for(plan, x->other, x->nother, x->expected, NULL, error, phase_end);
+    return 1;
+}
+
+/* Step 4, then the next phase. */
+static int phase_end(aip_exchange_job *job, int error)
+{
+    aip_plan *plan = job->context;
+    general_exchange *x = plan->state;
+    aip_general_update(&x->sets, x->asked);
+    return phase_begin(plan, error);
+}
+
+/* ---- Steps 2-4 with one MPI_Alltoall of requests per phase, which also tells
+ * every process whether any is still exchanging (to the end, in the start). ---- */
+
+/* Step 3's sends of this phase are posted: wait for every message, then step 4. */
+static int complete_phase(general_exchange *x, int *error)
+{
+    int err = aip_complete(x->nother, x->other, x->statuses, 0, error);
     if (err != MPI_SUCCESS)
         return err;
-    for (int m = 0; m < ph->nother; m++)
+    for (int m = 0; m < x->nother; m++)
         if (x->expected[m] > 0)
-            aip_check_arrival(&x->statuses[m], x->expected[m], &ph->error);
+            aip_check_arrival(&x->statuses[m], (MPI_Count)x->expected[m], error);
     aip_general_update(&x->sets, x->asked);
-    ph->nwait = ph->nother = 0;
+    x->nwait = x->nother = 0;
     return MPI_SUCCESS;
 }
 
-/* MPI failed twice (err): cancel and complete what the phase posted. */
-static int give_up(general_exchange *x, phase *ph, int err)
-{
-    aip_note_error(&ph->error, err);
-    aip_give_up(ph->nwait, x->wait_requests);
-    aip_give_up(ph->nother, x->other);
-    return ph->error;
-}
-
-/* The next request from a dest: which one (an index of wait_requests). */
-static int next_request(general_exchange *x, phase *ph, int *k)
-{
-    *k = MPI_UNDEFINED; /* what an error that concerns no request leaves */
-    int err = MPI_Waitany(ph->nwait, x->wait_requests, k, MPI_STATUS_IGNORE);
-    if (err == MPI_SUCCESS)
-        return *k == MPI_UNDEFINED ? MPI_ERR_INTERN : MPI_SUCCESS;
-    aip_note_error(&ph->error, err);
-    if (*k != MPI_UNDEFINED)
-        return err; /* that request failed: its value is lost */
-    *k = MPI_UNDEFINED;
-    err = MPI_Waitany(ph->nwait, x->wait_requests, k, MPI_STATUS_IGNORE);
-    return err == MPI_SUCCESS && *k == MPI_UNDEFINED ? MPI_ERR_INTERN : err;
-}
-
-/* Steps 2-4 with requests between the pairs still exchanging. */
-static int phases_p2p(general_exchange *x, MPI_Comm comm, int error)
+static int phases_alltoall(general_exchange *x, MPI_Comm comm)
 {
     aip_general *g = &x->sets;
-    int p = g->size, err = MPI_SUCCESS;
-    phase ph = { 0, 0, error };
-
-    while (err == MPI_SUCCESS && aip_general_active(g)) {
-        aip_general_requests(g, x->ask);
-        for (int i = 0; i < p && err == MPI_SUCCESS; i++) {
-            x->asked[i] = 0;
-            if (aip_general_owes(g, i)) {
-                x->wait_peer[ph.nwait] = i;
-                err = aip_post_receive(&x->asked[i], 1, MPI_AINT, i, x->tag, comm,
-                                       &x->wait_requests[ph.nwait], &ph.error);
-                ph.nwait += err == MPI_SUCCESS;
-            }
-        }
-        for (int j = 0; j < p && err == MPI_SUCCESS; j++) {
-            if (!aip_general_expects(g, j))
-                continue;
-            if (x->ask[j] > 0)
-                err = post_receive(x, &ph, j, comm);
-            if (err == MPI_SUCCESS)
-                err = post_request(x, &ph, j, comm);
-        }
-        for (int left = ph.nwait; left > 0 && err == MPI_SUCCESS; left--) {
-            int k;
-            if ((err = next_request(x, &ph, &k)) == MPI_SUCCESS && x->asked[x->wait_peer[k]] > 0)
-                err = post_send(x, &ph, x->wait_peer[k], comm);
-        }
-        if (err == MPI_SUCCESS)
-            err = complete_phase(x, &ph);
-    }
-    return err == MPI_SUCCESS ? ph.error : give_up(x, &ph, err);
-}
-
-/* Steps 2-4 with one MPI_Alltoall of requests per phase, which also tells
- * every process whether any is still exchanging. */
-static int phases_alltoall(general_exchange *x, MPI_Comm comm, int error)
-{
-    aip_general *g = &x->sets;
-    int p = g->size, err = MPI_SUCCESS;
-    phase ph = { 0, 0, error };
+    int p = g->size, err = MPI_SUCCESS, error = MPI_SUCCESS;
     MPI_Aint *out = x->words, *in = x->words + 2 * (size_t)p;
 
+    x->nwait = x->nother = 0;
     while (err == MPI_SUCCESS) {
         int anyone = 0, active = aip_general_active(g);
         aip_general_requests(g, x->ask);
@@ -291,14 +360,14 @@ static int phases_alltoall(general_exchange *x, MPI_Comm comm, int error)
             break;
         for (int j = 0; j < p && err == MPI_SUCCESS; j++)
             if (x->ask[j] > 0)
-                err = post_receive(x, &ph, j, comm);
+                err = post_receive(x, j, comm, &error);
         for (int i = 0; i < p && err == MPI_SUCCESS; i++)
             if (x->asked[i] > 0)
-                err = post_send(x, &ph, i, comm);
+                err = post_send(x, i, comm, &error);
         if (err == MPI_SUCCESS)
-            err = complete_phase(x, &ph);
+            err = complete_phase(x, &error);
     }
-    return err == MPI_SUCCESS ? ph.error : give_up(x, &ph, err);
+    return err == MPI_SUCCESS ? error : give_up(x, err, &error);
 }
 
 size_t aip_general_aux_bytes(const aip_call *call, size_t budget)
@@ -334,12 +403,12 @@ size_t aip_general_bytes(const aip_call *call, const void *state)
     return sizeof *x + x->held_bytes + x->sets.held_bytes + x->sets.aux.held_bytes;
 }
 
-int aip_run_general(const aip_plan *plan, char *buf, const char *sendbuf)
+int aip_start_general(aip_plan *plan, char *buf, const char *sendbuf)
 {
     const aip_call *call = &plan->call;
     const AIP_Options *opt = &plan->options;
     general_exchange *x = plan->state;
-    int p = call->size, err;
+    int p = call->size;
 
     if (sendbuf) /* out of place: the exchange works in place on a copy */
         for (int j = 0; j < p; j++)
@@ -349,15 +418,11 @@ int aip_run_general(const aip_plan *plan, char *buf, const char *sendbuf)
     int nbuffers = opt->aux_buffers > 0 ? opt->aux_buffers : p / 8 > 1 ? p / 8 : 1;
     aip_general_start(&x->sets, buf, call->blocks, call->recv_blocks, plan->space.aux,
                       (MPI_Aint)plan->space.aux_bytes, opt->aux_strategy, nbuffers);
-    err = opt->requests == AIP_REQUESTS_ALLTOALL
-              ? phases_alltoall(x, plan->private_comm, MPI_SUCCESS)
-              : phases_p2p(x, plan->private_comm, MPI_SUCCESS);
-    if (err == MPI_SUCCESS && plan->debug)
-        fprintf(stderr,
-                "alltoall_inplace: %s on %d ranks: requests %s, aux %s (%d arenas) of %zu "
-                "bytes on rank 0: %lld phases, %lld bytes moved within the buffer\n",
-                call->fn, p, AIP_Requests_name(opt->requests),
-                AIP_Aux_strategy_name(opt->aux_strategy), x->sets.aux.narenas,
-                plan->space.aux_bytes, x->sets.phases, x->sets.moved_bytes);
-    return err;
+    if (opt->requests == AIP_REQUESTS_ALLTOALL) {
+        int error = phases_alltoall(x, plan->private_comm);
+        report(plan, x, error);
+        wait_for(plan, NULL, 0, NULL, NULL, error, NULL); /* complete, with its error */
+    } else if (!phase_begin(plan, MPI_SUCCESS))
+        wait_for(plan, NULL, 0, NULL, NULL, MPI_SUCCESS, NULL); /* nothing to exchange */
+    return MPI_SUCCESS;
 }

@@ -54,12 +54,16 @@ typedef struct aip_node_call {
 aip_node_call aip_node_call_of(const aip_plan *plan, char *buf, const char *sendbuf);
 
 /* The algorithms: rows of the table (select/algorithms.c), their state an
- * aip_index_space (exchange.h); sa and rd use the aux of a schedule's
- * exchange, l the larger of that and its leader's aggregation space. */
+ * aip_index_space (exchange.h; l's begins with one); sa and rd use the aux of
+ * a schedule's exchange, l the larger of that and its leader's aggregation
+ * space.  All three run as jobs, advanced by aip_progress_schedule. */
 size_t aip_l_aux_bytes(const aip_call *call, size_t budget);
 int aip_start_sa(aip_plan *plan, char *buf, const char *sendbuf);
 int aip_start_rd(aip_plan *plan, char *buf, const char *sendbuf);
-int aip_run_l(const aip_plan *plan, char *buf, const char *sendbuf);
+int aip_start_l(aip_plan *plan, char *buf, const char *sendbuf);
+/* l's state: the index space, with its node's messages in flight. */
+int aip_l_allocate(const struct aip_algorithm_row *row, const aip_call *call, void **state);
+size_t aip_l_bytes(const aip_call *call, const void *state);
 
 /* node_exchange.c: the steps the three share. */
 /* A level of the machine, as sa and rd exchange over it: the ranks of this rank's
@@ -79,10 +83,11 @@ aip_node_level aip_level_across(const aip_nodes *nodes);
  * job with aip_progress_schedule. */
 int aip_node_start_two_steps(aip_plan *plan, char *buf, const char *sendbuf,
                              aip_node_level first);
-/* l: the in-place hsa exchange over comm in which peer i's data is segment i of buf;
- * error: the call's first error so far (exchange.h). */
-int aip_node_exchange(const aip_node_call *call, char *buf, size_t segment_bytes, MPI_Comm comm,
-                      const aip_workspace *space, int error);
+/* l: begin on job the in-place hsa exchange over comm in which peer i's data is
+ * segment i of buf; error: the call's first error so far (exchange.h). */
+void aip_node_begin_exchange(aip_exchange_job *job, const aip_node_call *call, char *buf,
+                             size_t segment_bytes, MPI_Comm comm, const aip_workspace *space,
+                             int error);
 /* l: aggregation space a leader needs on nodes of q ranks (blocks, index arrays). */
 size_t aip_leader_bytes(int size, int per_node, size_t block_bytes);
 

@@ -1,10 +1,9 @@
 /*
  * node_exchange.c - the steps sa, rd and l are made of: in-place hsa
  * exchanges among a subset of the ranks, in which each peer's data is a list
- * of blocks (sa, rd) or one segment of the buffer (l).  sa's and rd's two
- * steps run as one job of the executor (the plan's), the second begun by
- * the first's `then`, so that a nonblocking execution advances through both
- * in the background.
+ * of blocks (sa, rd) or one segment of the buffer (l).  Each runs on the
+ * plan's job; sa's and rd's second step is begun by the first's `then`, so
+ * that a nonblocking execution advances through both in the background.
  */
 #include <string.h>
 
@@ -45,7 +44,7 @@ static void begin_node_step(aip_exchange_job *job, const aip_node_call *call,
                             aip_node_level level, const char *src, int error)
 {
     aip_segments segments = { level.positions, level.per_peer, call->block_bytes,
-                              call->displacements };
+                              call->displacements, .by_step = 0 };
     int rank, size;
 
     MPI_Comm_rank(level.comm, &rank);
@@ -85,8 +84,9 @@ int aip_node_start_two_steps(aip_plan *plan, char *buf, const char *sendbuf,
     return MPI_SUCCESS;
 }
 
-int aip_node_exchange(const aip_node_call *call, char *buf, size_t segment_bytes, MPI_Comm comm,
-                      const aip_workspace *space, int error)
+void aip_node_begin_exchange(aip_exchange_job *job, const aip_node_call *call, char *buf,
+                             size_t segment_bytes, MPI_Comm comm, const aip_workspace *space,
+                             int error)
 {
     int rank, size;
 
@@ -95,6 +95,6 @@ int aip_node_exchange(const aip_node_call *call, char *buf, size_t segment_bytes
     for (int i = 0; i < size; i++)
         call->blocks[i] = (aip_block){ (MPI_Aint)(i * segment_bytes), (MPI_Count)segment_bytes };
     aip_schedule_hsa.fill(rank, size, call->peers);
-    return aip_exchange(buf, call->blocks, call->peers, aip_schedule_hsa.nsteps(size), space,
-                        call->chunk_bytes, comm, error);
+    aip_exchange_begin(job, buf, call->blocks, call->peers, aip_schedule_hsa.nsteps(size), space,
+                       call->chunk_bytes, comm, error);
 }

@@ -265,11 +265,8 @@ int aip_plan_execute(aip_plan *plan, char *buf, const char *sendbuf)
     int err, complete;
 
     plan->space.tag = aip_private_next_tag(plan->private);
-    if (row->start) {
-        if ((err = row->start(plan, buf, sendbuf)) == MPI_SUCCESS)
-            err = row->progress(plan, 1, &complete);
-    } else
-        err = row->run(plan, buf, sendbuf);
+    if ((err = row->start(plan, buf, sendbuf)) == MPI_SUCCESS)
+        err = row->progress(plan, 1, &complete);
     return err == MPI_SUCCESS ? MPI_SUCCESS : raise_exchange_error(plan, err);
 }
 
@@ -330,8 +327,6 @@ int AIP_Plan_start(AIP_Plan plan, void *buf)
     int err = check_execution(plan, buf, "AIP_Plan_start");
     if (err != MPI_SUCCESS)
         return err;
-    if (!plan->row->start) /* runs to the end now: complete at once */
-        return aip_plan_execute(plan, buf, NULL);
     plan->space.tag = aip_private_next_tag(plan->private);
     if ((err = plan->row->start(plan, buf, NULL)) != MPI_SUCCESS)
         return raise_exchange_error(plan, err);

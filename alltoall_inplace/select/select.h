@@ -30,13 +30,12 @@ typedef struct aip_algorithm_row {
     /* AIP_KIND_SCHEDULE: the schedule the executor runs (aip_start_schedule). */
     const aip_schedule *schedule;
     /* Everything but choices executes a plan on buf (from sendbuf out of
-     * place) in one of two ways.  Rows that can stop and resume: start
-     * begins the exchange, progress advances it, waiting for transfers only
-     * if may_wait (then until it is complete), and says when it is complete
-     * (AIP_Plan_start, _test, _wait).  The others run it to the end. */
+     * place) as a job that stops and resumes: start begins the exchange,
+     * progress advances it, waiting for transfers only if may_wait (then
+     * until it is complete), and says when it is complete (AIP_Plan_start,
+     * _test, _wait; AIP_Plan_execute is start and a waiting progress). */
     int (*start)(aip_plan *plan, char *buf, const char *sendbuf);
     int (*progress)(aip_plan *plan, int may_wait, int *complete);
-    int (*run)(const aip_plan *plan, char *buf, const char *sendbuf);
     /* Its workspace.  aux_bytes: how much of the plan's auxiliary buffer it
      * uses, within the budget; ring: whether the executor's ring of
      * transfers (exchange.h).  allocate: its own state, O(p), made from the

@@ -6,7 +6,8 @@
  *
  * Rounds, for every algorithm of the library's table and auto (on nodes of
  * two consecutive ranks), each with three plans in flight at once and a
- * budget of a few small chunks, so that an exchange takes many tests:
+ * budget of a few small chunks, so that an exchange takes many tests (l's
+ * is larger, so that its leaders hold their nodes' buffers):
  *   A  AIP_Alltoall_init of a random count, on a duplicate `one` of
  *      MPI_COMM_WORLD;
  *   B  AIP_Alltoallv_init of random symmetric counts in random places, on
@@ -24,9 +25,10 @@
  * And the rules of the calls, on hsa: testing or waiting on a plan that
  * is not executing returns at once (flag 1); starting or freeing a plan
  * that is executing fails with MPI_ERR_REQUEST and leaves it executing,
- * right when it completes.  On hsa, sa and rd (the rows that run as jobs):
- * AIP_Plan_start allocates nothing, and returns before the partners have
- * started (rank 0 starts alone, then tells them).
+ * right when it completes.  On every algorithm that runs as a job (all but
+ * the general one with AIP_REQUESTS=alltoall): AIP_Plan_start returns before
+ * the partners have started (rank 0 starts alone, then tells them); on hsa
+ * it allocates nothing.
  *
  *   nonblocking_test [--seed N] [--rounds N]
  */
@@ -59,6 +61,8 @@ static AIP_Options options_for(AIP_Algorithm algorithm)
     AIP_Options options = AIP_OPTIONS_INIT;
     options.algorithm = algorithm;
     options.aux_bytes = 2048; /* chunks of 512 bytes: blocks take up to 5 */
+    if (algorithm == AIP_ALGORITHM_L) /* else sa runs: a leader needs its node's buffers */
+        options.aux_bytes = 256 << 10;
     options.ranks_per_node = 2;
     return options;
 }
@@ -255,6 +259,11 @@ static void rules(test_run *t)
     if (t->size >= 4 && t->size % 2 == 0) {
         start_alone(t, 0, AIP_ALGORITHM_SA);
         start_alone(t, 0, AIP_ALGORITHM_RD);
+        start_alone(t, 0, AIP_ALGORITHM_L);
+    }
+    if (t->size >= 2) { /* stages with a final pass home where p is no power of two; phases */
+        start_alone(t, 0, AIP_ALGORITHM_HYPERCUBE);
+        start_alone(t, 1, AIP_ALGORITHM_GENERAL);
     }
 }
 
