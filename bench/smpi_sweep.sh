@@ -7,7 +7,16 @@
 # Environment (defaults in brackets):
 #   SWEEP [alltoall]       alltoall, or bcast: bench/bcast_sweep (MPI_Bcast
 #                          against AIP_Bcast_rma), whose table is
-#                          smpi_bcast_NODESxCORES.dat; --mem-cap is not its option
+#                          smpi_bcast_NODESxCORES.dat; --mem-cap is not its option;
+#                          or overlap: bench/overlap_bench once per algorithm
+#                          of METHODS [hsa,lsa,mpich,sa,rd,hypercube,general]
+#                          and number of tests of SLICES ["4 16 64"], SIZE
+#                          [16M] per rank, into smpi_overlap_NODESxCORES.dat
+#                          (a row per run, which is also the cache: a run
+#                          with a row is not run again; no figure).  Its
+#                          computation is charged, not run (overlap_bench.c).
+#                          l needs its node's buffers in half the budget:
+#                          METHODS=l SIZE=256K AIP_AUX_BYTES=16M
 #   NODES [64], CORES [8]  the cluster; other sizes are derived from
 #                          cluster_64x8.xml (NODES=8 CORES=4 for a quick trial)
 #   METHODS                the sweep's --methods [mpi,hsa,sa,l,rd,mpi-oop,sa-oop]
@@ -83,7 +92,11 @@ bcast)
     name="smpi_bcast_${NODES}x${CORES}"
     title="MPI_Bcast latency"
     xlabel="message bytes" ;;
-*) echo "smpi_sweep: SWEEP must be alltoall or bcast" >&2; exit 2 ;;
+overlap)
+    METHODS=${METHODS:-hsa,lsa,mpich,sa,rd,hypercube,general}
+    SLICES=${SLICES:-4 16 64} SIZE=${SIZE:-16M}
+    name="smpi_overlap_${NODES}x${CORES}" ;;
+*) echo "smpi_sweep: SWEEP must be alltoall, bcast or overlap" >&2; exit 2 ;;
 esac
 build=${BUILD:-$top/build/smpi}
 dat="$OUT/$name.dat"
@@ -98,12 +111,14 @@ if [ "$plot_only" = 0 ]; then
         smpicc $flags -DAIP_BLOCKING_WAIT=1 -c "$src" \
             -o "$build/$(basename "$src" .c).o"
     done
-    rm -f "$build"/*_sweep.o
-    for src in bench/${SWEEP}_sweep.c bench/bench_util.c common/exchange_data.c \
+    rm -f "$build"/*_sweep.o "$build"/overlap_bench.o
+    program=${SWEEP}_sweep
+    [ "$SWEEP" = overlap ] && program=overlap_bench
+    for src in bench/$program.c bench/bench_util.c common/exchange_data.c \
                common/proc_memory.c; do
         smpicc $flags -c "$top/$src" -o "$build/$(basename "$src" .c).o"
     done
-    smpicc -o "$build/${SWEEP}_sweep" "$build"/*.o
+    smpicc -o "$build/$program" "$build"/*.o
 
     # ---- Platform and hostfile -------------------------------------------------
     platform="$build/cluster_${NODES}x${CORES}.xml"
@@ -121,6 +136,36 @@ if [ "$plot_only" = 0 ]; then
          --cfg=smpi/os:0:5e-7:1e-10;65536:1e-6:0 --cfg=smpi/ois:0:5e-7:1e-10;65536:1e-6:0
          --cfg=smpi/or:0:5e-7:1e-10;65536:1e-6:0 --cfg=smpi/coll-selector:mvapich2
          --cfg=smpi/test:1e-7 --cfg=smpi/display-timing:1 ${SMPI_CFG:-}"
+    if [ "$SWEEP" = overlap ]; then
+        # The computation is charged: simulated times are exact, so 3 reps suffice.
+        [ -f "$dat" ] || echo "# algorithm size slices exchange_ms compute_ms serial_ms" \
+                              "overlap_ms hidden check real_s (medians; $NODES x $CORES," \
+                              "bench/smpi/cluster_64x8.xml derived)" > "$dat"
+        for algorithm in $(echo "$METHODS" | tr ',' ' '); do
+            for slices in $SLICES; do
+                if awk -v a="$algorithm" -v s="$SIZE" -v k="$slices" \
+                       '$1 == a && $2 == s && $3 == k { found = 1 } END { exit !found }' "$dat"; then
+                    continue
+                fi
+                echo "smpi_sweep: $(date +%H:%M) overlap, $algorithm, $SIZE, $slices tests" >&2
+                started=$(date +%s)
+                # shellcheck disable=SC2086 # cfg is a list of words
+                smpirun -np "$np" -platform "$platform" -hostfile "$hostfile" \
+                    "$build/overlap_bench" $cfg --cfg=smpi/simulate-computation:no \
+                    --log=root.thresh:warning -a "$algorithm" -s "$SIZE" -k "$slices" -r 3 \
+                    > "$build/overlap.out" 2>> "$OUT/$name.log" ||
+                    { tail -n 20 "$OUT/$name.log" >&2; exit 1; }
+                awk -v a="$algorithm" -v s="$SIZE" -v k="$slices" -v t=$(($(date +%s) - started)) '
+                    /^(exchange|compute|serial|overlap) / { median[$1] = $3 }
+                    /^hidden/ { hidden = $2; check = $4; sub(/\)/, "", check) }
+                    END { print a, s, k, median["exchange"], median["compute"], median["serial"],
+                                median["overlap"], hidden, check, t }' \
+                    "$build/overlap.out" >> "$dat"
+            done
+        done
+        column -t "$dat" >&2
+        exit 0
+    fi
     echo "smpi_sweep: $np ranks ($NODES x $CORES), methods $METHODS, $MIN..$MAX" >&2
     started=$(date +%s)
     # shellcheck disable=SC2086 # cfg and SWEEP_ARGS are lists of words
