@@ -326,10 +326,9 @@ void aip_exchange_begin_routed(aip_exchange_job *job, char *buf, const aip_segme
                                const aip_workspace *space, size_t chunk_bytes, MPI_Comm comm,
                                int error)
 {
-    begin(job, (aip_exchange_job){ .window = window_of(space, error), .buf = buf, .src = buf,
-                                   .segments = *segments, .peers = to, .sources = from,
-                                   .nsteps = nsteps, .chunk_bytes = chunk_bytes, .comm = comm,
-                                   .step = -1 });
+    aip_exchange_begin_segments(job, buf, buf, segments, to, nsteps, space, chunk_bytes, comm,
+                                error);
+    job->sources = from;
 }
 
 void aip_exchange_begin_gate(aip_exchange_job *job, MPI_Request *requests, int count,
