@@ -30,7 +30,8 @@
       "b, the number of buffers of the static strategy; 0 = max(1, p/8)")              \
     X(requests, "AIP_REQUESTS", "p2p",                                                  \
       "AIP_Alltoallv_general's request exchange: p2p (messages to the ranks still "     \
-      "exchanging with me) | alltoall (one MPI_Alltoall per phase)")                   \
+      "exchanging with me) | alltoall (one MPI_Alltoall per phase; a nonblocking "      \
+      "execution then completes inside AIP_Plan_start)")                               \
     X(ranks_per_node, "AIP_RANKS_PER_NODE", "0",                                        \
       "nodes of the node-aware algorithms: k groups consecutive ranks into nodes of k; "  \
       "0 = the nodes MPI_COMM_TYPE_SHARED finds")                                      \
