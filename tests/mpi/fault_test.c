@@ -567,7 +567,9 @@ static void walk_allocations(const fault_case *c, int turn, layout *d, MPI_Comm 
         printf("\n");
     }
     walk_init(&w, counts, d->size, 1 << 30);
-    for (long k = 1; ok && !print; k++) {
+    /* A nonblocking plan makes the allocations of its blocking twin's case, and its
+     * execution none (checked above): no walk of its own */
+    for (long k = 1; ok && !print && c->plan != NONBLOCKING; k++) {
         int n = ranks_to_fail(counts, d->size, k, turn, ranks);
         if (n == 0)
             break;
