@@ -107,9 +107,10 @@ int aip_start_hypercube(aip_plan *plan, char *buf, const char *sendbuf)
 {
     const aip_call *call = &plan->call;
     char *blocks = buf + call->first_offset;
+    size_t bytes = (size_t)call->size * (size_t)call->block_bytes;
 
     if (sendbuf) /* out of place: the stages work in place on a copy */
-        memcpy(blocks, sendbuf + call->first_offset, (size_t)call->size * (size_t)call->block_bytes);
+        memcpy(blocks, sendbuf + call->first_offset, bytes);
     if (call->block_bytes == 0 || aip_hypercube_nstages(call->size) == 0) /* agreed on every rank */
         aip_exchange_begin(&plan->job, blocks, call->blocks, NULL, 0, &plan->space,
                            plan->chunk_bytes, plan->private_comm, MPI_SUCCESS);
