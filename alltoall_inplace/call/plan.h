@@ -46,11 +46,13 @@ typedef struct aip_segments {
 } aip_segments;
 
 /* What a job's gate (its messages in flight) knows of them: the bytes message i
- * must bring (expected[i]; 0 for a send), what to do as each arrives (arrived, or
- * NULL: nothing), and MPI_Testsome's room for them. */
+ * must bring (expected[i], or `each` for all where expected is NULL; 0 for a
+ * send), what to do as each arrives (arrived, or NULL: nothing), and
+ * MPI_Testsome's room for them. */
 struct aip_exchange_job;
 typedef struct aip_gate_space {
     const MPI_Aint *expected;
+    MPI_Aint each;
     int (*arrived)(struct aip_exchange_job *job, int index);
     MPI_Status *statuses;
     int *indices;

@@ -446,8 +446,9 @@ static int pass_gate(aip_exchange_job *job, int may_wait, int *open)
         }
         for (int k = 0; err == MPI_SUCCESS && done != MPI_UNDEFINED && k < done; k++) {
             int i = gate->indices[k];
-            if (gate->expected[i] > 0)
-                aip_check_arrival(&gate->statuses[k], (MPI_Count)gate->expected[i], &w->error);
+            MPI_Aint bytes = gate->expected ? gate->expected[i] : gate->each;
+            if (bytes > 0)
+                aip_check_arrival(&gate->statuses[k], (MPI_Count)bytes, &w->error);
             if (gate->arrived)
                 err = gate->arrived(job, i);
         }

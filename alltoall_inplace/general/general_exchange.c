@@ -85,7 +85,6 @@ typedef struct general_exchange {
     MPI_Aint *words;     /* AIP_REQUESTS=alltoall: 2 per rank, out and in */
     MPI_Request *wait_requests; /* requests of dests, to serve as they come */
     int *wait_peer;
-    MPI_Aint *request_bytes;    /* what each of them brings: one MPI_Aint */
     MPI_Request *other;  /* request sends and data messages */
     MPI_Aint *expected;  /* per entry of other: a data receive's bytes, else 0 */
     int nwait, nother;   /* posted this phase */
@@ -106,7 +105,6 @@ static int exchange_alloc(general_exchange *x, int rank, int size)
     x->words = aip_malloc_held(4 * p * sizeof *x->words, &x->held_bytes);
     x->wait_requests = aip_malloc_held(p * sizeof *x->wait_requests, &x->held_bytes);
     x->wait_peer = aip_malloc_held(p * sizeof *x->wait_peer, &x->held_bytes);
-    x->request_bytes = aip_malloc_held(p * sizeof *x->request_bytes, &x->held_bytes);
     x->other = aip_malloc_held(3 * p * sizeof *x->other, &x->held_bytes);
     x->expected = aip_malloc_held(3 * p * sizeof *x->expected, &x->held_bytes);
     x->statuses = aip_malloc_held(3 * p * sizeof *x->statuses, &x->held_bytes);
@@ -115,11 +113,9 @@ static int exchange_alloc(general_exchange *x, int rank, int size)
     x->lengths = aip_malloc_held(npieces * sizeof *x->lengths, &x->held_bytes);
     x->displs = aip_malloc_held(npieces * sizeof *x->displs, &x->held_bytes);
     if (err != MPI_SUCCESS || !x->ask || !x->asked || !x->words || !x->wait_requests ||
-        !x->wait_peer || !x->request_bytes || !x->other || !x->expected || !x->statuses ||
+        !x->wait_peer || !x->other || !x->expected || !x->statuses ||
         !x->indices || !x->pieces || !x->lengths || !x->displs)
         return MPI_ERR_NO_MEM;
-    for (size_t i = 0; i < p; i++)
-        x->request_bytes[i] = (MPI_Aint)sizeof(MPI_Aint);
     return MPI_SUCCESS;
 }
 
@@ -131,7 +127,6 @@ static void exchange_free(general_exchange *x)
     free(x->words);
     free(x->wait_requests);
     free(x->wait_peer);
-    free(x->request_bytes);
     free(x->other);
     free(x->expected);
     free(x->statuses);
@@ -234,13 +229,15 @@ static int serve_request(aip_exchange_job *job, int k);
 static int phase_messages(aip_exchange_job *job, int error);
 static int phase_end(aip_exchange_job *job, int error);
 
-/* The job waits for msgs[0 .. count) (aip_exchange_begin_gate), then goes on with next. */
+/* The job waits for msgs[0 .. count) (aip_exchange_begin_gate), then goes on with next;
+ * expected: each message's bytes, or NULL for requests (one MPI_Aint each). */
 static void wait_for(aip_plan *plan, MPI_Request *msgs, int count, const MPI_Aint *expected,
                      int (*arrived)(aip_exchange_job *, int), int error,
                      int (*next)(aip_exchange_job *, int))
 {
     general_exchange *x = plan->state;
-    aip_gate_space gate = { expected, arrived, x->statuses, x->indices };
+    aip_gate_space gate = { expected, (MPI_Aint)sizeof(MPI_Aint), arrived, x->statuses,
+                            x->indices };
     aip_exchange_begin_gate(&plan->job, msgs, count, &gate, &plan->space, error);
     plan->job.then = next;
     plan->job.context = plan;
@@ -281,7 +278,7 @@ static int phase_begin(aip_plan *plan, int error)
     if (err != MPI_SUCCESS) /* complete at once, with the error */
         wait_for(plan, NULL, 0, NULL, NULL, give_up(x, err, &error), NULL);
     else
-        wait_for(plan, x->wait_requests, x->nwait, x->request_bytes, serve_request, error,
+        wait_for(plan, x->wait_requests, x->nwait, NULL, serve_request, error,
                  phase_messages);
     return 1;
 }

@@ -65,7 +65,6 @@ typedef struct l_state {
     aip_index_space index;
     char *buf;             /* the execution's buffer, as AIP_Plan_start got it */
     MPI_Request *requests; /* a leader's q - 1 receives or sends; another rank's one */
-    MPI_Aint *expected;    /* their sizes: a buffer for receives, 0 for sends */
     aip_gate_space gate;
 } l_state;
 
@@ -79,10 +78,8 @@ int aip_l_allocate(const struct aip_algorithm_row *row, const aip_call *call, vo
         return MPI_ERR_NO_MEM;
     l->index.blocks = (aip_block *)(l + 1);
     l->index.displacements = (MPI_Aint *)(l->index.blocks + p);
-    l->expected = l->index.displacements + p;
-    l->requests = (MPI_Request *)(l->expected + p);
-    l->gate = (aip_gate_space){ .expected = l->expected,
-                                .statuses = (MPI_Status *)(l->requests + p) };
+    l->requests = (MPI_Request *)(l->index.displacements + p);
+    l->gate = (aip_gate_space){ .statuses = (MPI_Status *)(l->requests + p) };
     l->index.peers = (int *)(l->gate.statuses + p);
     l->gate.indices = l->index.peers + 2 * p;
     return MPI_SUCCESS;
@@ -92,7 +89,7 @@ size_t aip_l_bytes(const aip_call *call, const void *state)
 {
     size_t p = (size_t)call->size;
     (void)state;
-    return sizeof(l_state) + p * (sizeof(aip_block) + 2 * sizeof(MPI_Aint) +
+    return sizeof(l_state) + p * (sizeof(aip_block) + sizeof(MPI_Aint) +
                                   sizeof(MPI_Request) + sizeof(MPI_Status) + 3 * sizeof(int));
 }
 
@@ -107,8 +104,7 @@ static void begin_messages(aip_plan *plan, int count, int receives, int error,
                            int (*next)(aip_exchange_job *, int))
 {
     l_state *l = plan->state;
-    for (int i = 0; i < count; i++)
-        l->expected[i] = receives ? row_bytes(plan) : 0;
+    l->gate.each = receives ? row_bytes(plan) : 0; /* a node's buffer each, or sends */
     aip_exchange_begin_gate(&plan->job, l->requests, count, &l->gate, &plan->space, error);
     plan->job.then = next;
     plan->job.context = plan;
