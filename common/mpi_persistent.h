@@ -3,7 +3,7 @@
  * MPI_PERSISTENT(Alltoall_init) is MPI_Alltoall_init (MPI 4, MPICH 4.0),
  * or MPIX_Alltoall_init (Open MPI 4.1's pcollreq extension); undefined
  * where neither exists.  For the benchmarks and tests that call them as a
- * program would (the PMPI layer's own list is in pmpi_persistent.c).
+ * program would (the PMPI layer's own list is in pmpi_requests.c).
  */
 #ifndef AIP_MPI_PERSISTENT_H
 #define AIP_MPI_PERSISTENT_H

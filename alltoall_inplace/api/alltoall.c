@@ -63,6 +63,20 @@ int aip_pmpi_alltoall(const char *fn, void *buf, int count, MPI_Datatype datatyp
     return run_in_place(fn, 1, buf, count, datatype, comm, NULL, persistent);
 }
 
+int aip_pmpi_ialltoall(const char *fn, void *buf, int count, MPI_Datatype datatype,
+                       MPI_Comm comm, const aip_conclusion *conclude, aip_plan **plan)
+{
+    aip_call call;
+    int err;
+
+    *plan = NULL;
+    if ((err = describe(&call, fn, buf, AIP_BUFFER_OR_BOTTOM, count, datatype, comm)) !=
+        MPI_SUCCESS)
+        return err;
+    call.declines_unmovable = 1;
+    return aip_plan_begin(&call, conclude, plan);
+}
+
 int AIP_Alltoall(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm)
 {
     return AIP_Alltoall_opt(buf, count, datatype, comm, NULL);

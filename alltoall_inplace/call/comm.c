@@ -111,6 +111,7 @@ void aip_cache_untrack(aip_cached *entry)
 
 struct aip_private {
     MPI_Comm comm;           /* the duplicate: where our messages travel */
+    MPI_Request pending;     /* its MPI_Comm_idup while under way (aip_private_begin) */
     atomic_int references;   /* the user's communicator's attribute, and each plan */
     MPI_Errhandler orphaned; /* once the user's communicator is freed: the handler it had */
     atomic_uint executions;  /* begun on it so far, for their tags */
@@ -124,6 +125,9 @@ void aip_private_release(aip_private *private)
 {
     if (!private || atomic_fetch_sub(&private->references, 1) != 1)
         return;
+    if (aip_private_ready(private) != MPI_SUCCESS)
+        return; /* the duplicate never came: nothing to free but the record, which MPI may
+                 * still write (its request is MPI's now) */
     MPI_Comm_free(&private->comm);
     if (private->orphaned != MPI_ERRHANDLER_NULL)
         MPI_Errhandler_free(&private->orphaned);
@@ -156,6 +160,21 @@ static void create_keyval(void)
         aip_at_finalize(free_keyval);
 }
 
+/* A new record on comm for the duplicate dup (or its MPI_Comm_idup, pending), cached. */
+static int keep_private(MPI_Comm comm, aip_private *private, MPI_Comm dup, MPI_Request pending)
+{
+    int err = MPI_Comm_set_attr(comm, private_comm_keyval, private);
+    if (err != MPI_SUCCESS)
+        return err;
+    private->comm = dup;
+    private->pending = pending;
+    atomic_init(&private->references, 1);
+    atomic_init(&private->executions, 0);
+    private->orphaned = MPI_ERRHANDLER_NULL;
+    aip_cache_track(&private->cached, comm, private_comm_keyval);
+    return MPI_SUCCESS;
+}
+
 /* First use on comm (collective): the duplicate and its record, agreed, so that
  * a rank that cannot allocate the record fails the call on every rank alike. */
 static int make_private(MPI_Comm comm, aip_private **made)
@@ -170,36 +189,71 @@ static int make_private(MPI_Comm comm, aip_private **made)
     }
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     if ((err = MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, dup)) != MPI_SUCCESS ||
-        any_failed ||
-        (err = MPI_Comm_set_attr(comm, private_comm_keyval, private)) != MPI_SUCCESS) {
+        any_failed || (err = keep_private(comm, private, dup, MPI_REQUEST_NULL)) != MPI_SUCCESS) {
         MPI_Comm_free(&dup);
         free(private);
         return err != MPI_SUCCESS ? err : MPI_ERR_NO_MEM;
     }
-    private->comm = dup;
-    atomic_init(&private->references, 1);
-    atomic_init(&private->executions, 0);
-    private->orphaned = MPI_ERRHANDLER_NULL;
-    aip_cache_track(&private->cached, comm, private_comm_keyval);
     *made = private;
+    return MPI_SUCCESS;
+}
+
+static int cached_private(MPI_Comm comm, aip_private **private, int *found)
+{
+    void *cached;
+    int err;
+
+    pthread_once(&keyval_once, create_keyval);
+    if (private_comm_keyval == MPI_KEYVAL_INVALID)
+        return MPI_ERR_INTERN;
+    if ((err = MPI_Comm_get_attr(comm, private_comm_keyval, &cached, found)) != MPI_SUCCESS)
+        return err;
+    *private = cached;
     return MPI_SUCCESS;
 }
 
 int aip_private_get(MPI_Comm comm, aip_private **private)
 {
-    int found, err;
-    void *cached;
-
-    pthread_once(&keyval_once, create_keyval);
-    if (private_comm_keyval == MPI_KEYVAL_INVALID)
-        return MPI_ERR_INTERN;
-    if ((err = MPI_Comm_get_attr(comm, private_comm_keyval, &cached, &found)) != MPI_SUCCESS)
+    int found, err = cached_private(comm, private, &found);
+    if (err != MPI_SUCCESS)
         return err;
-    if (found) {
-        *private = cached;
-        return MPI_SUCCESS;
+    return found ? aip_private_ready(*private) : make_private(comm, private);
+}
+
+int aip_private_begin(MPI_Comm comm, aip_private **private)
+{
+    int found, err = cached_private(comm, private, &found);
+    if (err != MPI_SUCCESS || found)
+        return err;
+    aip_private *made = aip_malloc(sizeof *made);
+    MPI_Comm dup;
+    MPI_Request pending;
+    if (!made)
+        return MPI_ERR_NO_MEM;
+    if ((err = MPI_Comm_idup(comm, &dup, &pending)) != MPI_SUCCESS) {
+        free(made);
+        return err;
     }
-    return make_private(comm, private);
+    if ((err = keep_private(comm, made, dup, pending)) != MPI_SUCCESS) {
+        /* MPI writes dup when the duplicate is made: wait for it (the other ranks issued
+         * it too, at this same call), then let it go. */
+        if (MPI_Wait(&pending, MPI_STATUS_IGNORE) == MPI_SUCCESS)
+            MPI_Comm_free(&dup);
+        free(made);
+        return err;
+    }
+    *private = made;
+    return MPI_SUCCESS;
+}
+
+int aip_private_ready(aip_private *private)
+{
+    if (private->pending == MPI_REQUEST_NULL)
+        return MPI_SUCCESS;
+    int err = MPI_Wait(&private->pending, MPI_STATUS_IGNORE);
+    if (err == MPI_SUCCESS)
+        MPI_Comm_set_errhandler(private->comm, MPI_ERRORS_RETURN);
+    return err;
 }
 
 int aip_private_comm(MPI_Comm comm, MPI_Comm *private_comm)

@@ -16,6 +16,14 @@ int aip_private_comm(MPI_Comm comm, MPI_Comm *private_comm);
 typedef struct aip_private aip_private;
 int aip_private_get(MPI_Comm comm, aip_private **private);
 aip_private *aip_private_acquire(aip_private *private);
+/* aip_private_get without waiting for the other ranks (the PMPI layer's MPI_Ialltoall):
+ * where comm has no duplicate yet, MPI_Comm_idup begins one and its record is cached at
+ * once, so that every later call on comm, on every rank, finds it.  The duplicate is ready
+ * for use once aip_private_ready returns MPI_SUCCESS: it waits for the MPI_Comm_idup,
+ * which cannot hang once any collective issued after it on comm has completed (every rank
+ * has then issued it).  aip_private_get waits for it too. */
+int aip_private_begin(MPI_Comm comm, aip_private **private);
+int aip_private_ready(aip_private *private);
 void aip_private_release(aip_private *private);
 MPI_Comm aip_private_handle(const aip_private *private);
 /* The first of the AIP_TAGS_PER_EXECUTION tags of the next execution of a

@@ -114,6 +114,7 @@ struct AIP_Plan_s {
     void *state;            /* row's own workspace (select.h), or NULL */
     long long *report;         /* 2p: naming mismatched pairs (check.c) */
     int active;             /* AIP_Plan_start'ed, its completion not yet returned */
+    struct aip_beginning *beginning; /* aip_plan_begin's plan: its agreement under way */
     aip_exchange_job job;   /* the execution under way (every row but general) */
 };
 

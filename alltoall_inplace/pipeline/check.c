@@ -160,13 +160,16 @@ static uint64_t pair_key(uint64_t lo, uint64_t hi)
     return (z ^ (z >> 31)) | 1;
 }
 
-int aip_check_collective(aip_call *call, MPI_Comm private_comm, const aip_choices *choices,
-                         long long aux_bytes, aip_agreement *agreement)
-{
-    uint64_t words[N_WORDS] = { 0 };
-    aip_choices mine = *choices;
-    int err;
+_Static_assert(N_WORDS == AIP_CHECK_WORDS, "check.h's AIP_CHECK_WORDS must match the layout");
 
+/* This rank's words of the agreement. */
+static void fill_words(const aip_call *call, const aip_choices *choices, long long aux_bytes,
+                       uint64_t words[N_WORDS])
+{
+    aip_choices mine = *choices;
+
+    for (int i = 0; i < N_WORDS; i++)
+        words[i] = 0;
     if (call->error != MPI_SUCCESS) {
         int c = 0; /* classes not in the table count as MPI_ERR_OTHER, the last */
         while (c < N_CLASSES - 1 && error_classes[c] != call->error)
@@ -196,14 +199,43 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, const aip_choice
         words[MIN_CHOICES + k] = field;
         words[MIN_NEGATED_CHOICES + k] = UINT64_MAX - field;
     }
+}
 
+static MPI_Op the_check_op(void)
+{
     pthread_once(&check_op_once, create_check_op);
-    if (check_op == MPI_OP_NULL)
-        return MPI_ERR_INTERN;
-    err = MPI_Allreduce(MPI_IN_PLACE, words, N_WORDS, MPI_UINT64_T, check_op, private_comm);
-    if (err != MPI_SUCCESS)
-        return err;
+    return check_op;
+}
 
+int aip_check_collective(aip_call *call, MPI_Comm private_comm, const aip_choices *choices,
+                         long long aux_bytes, aip_agreement *agreement)
+{
+    uint64_t words[N_WORDS];
+    MPI_Op op = the_check_op();
+
+    if (op == MPI_OP_NULL)
+        return MPI_ERR_INTERN;
+    fill_words(call, choices, aux_bytes, words);
+    int err = MPI_Allreduce(MPI_IN_PLACE, words, N_WORDS, MPI_UINT64_T, op, private_comm);
+    if (err == MPI_SUCCESS)
+        aip_check_conclude(call, words, agreement);
+    return err;
+}
+
+int aip_check_begin(const aip_call *call, MPI_Comm comm, const aip_choices *choices,
+                    long long aux_bytes, uint64_t words[AIP_CHECK_WORDS], MPI_Request *request)
+{
+    MPI_Op op = the_check_op();
+
+    if (op == MPI_OP_NULL)
+        return MPI_ERR_INTERN;
+    fill_words(call, choices, aux_bytes, words);
+    return MPI_Iallreduce(MPI_IN_PLACE, words, N_WORDS, MPI_UINT64_T, op, comm, request);
+}
+
+void aip_check_conclude(aip_call *call, const uint64_t words[AIP_CHECK_WORDS],
+                        aip_agreement *agreement)
+{
     agreement->error = MPI_SUCCESS;
     agreement->mismatch = 0;
     for (int c = 0; c < N_CLASSES && agreement->error == MPI_SUCCESS; c++)
@@ -229,7 +261,6 @@ int aip_check_collective(aip_call *call, MPI_Comm private_comm, const aip_choice
         agreement->error = MPI_ERR_TYPE;
         agreement->mismatch = 1;
     }
-    return MPI_SUCCESS;
 }
 
 /* Name the pairs whose blocks differ in size; only called once a mismatch is known. */

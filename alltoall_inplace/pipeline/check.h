@@ -19,6 +19,14 @@ typedef struct aip_agreement {
 void aip_check_overlap(aip_call *call, const aip_block *blocks, const char *kind);
 int aip_check_collective(aip_call *call, MPI_Comm private_comm, const aip_choices *choices,
                          long long aux_bytes, aip_agreement *agreement);
+/* The same agreement begun without waiting (MPI_Iallreduce on comm, which may be the
+ * caller's): words must stay until the request completes, and aip_check_conclude then
+ * reads them. */
+#define AIP_CHECK_WORDS 21
+int aip_check_begin(const aip_call *call, MPI_Comm comm, const aip_choices *choices,
+                    long long aux_bytes, uint64_t words[AIP_CHECK_WORDS], MPI_Request *request);
+void aip_check_conclude(aip_call *call, const uint64_t words[AIP_CHECK_WORDS],
+                        aip_agreement *agreement);
 /* Name the pairs whose blocks differ; scratch holds 2p long longs, allocated
  * before the agreement (so that this collective cannot be left by one rank). */
 int aip_report_mismatch(aip_call *call, MPI_Comm private_comm, long long *scratch);

@@ -36,6 +36,30 @@ int aip_call_run(aip_call *call, const AIP_Options *options);
  * call->buf as MPI binds the buffer (rebased from MPI_BOTTOM). */
 int aip_call_run_or_plan(aip_call *call, const AIP_Options *options, aip_plan **persistent);
 
+/* The PMPI layer's MPI_Ialltoall, whose call must return without the other
+ * ranks: steps 1-3 as one job in flight (AIP_Plan_start's), begun at the call
+ * and concluded in whichever test or wait finds the agreement in.  At the
+ * call, only what is issued in the program's order of collectives on
+ * call->comm: the private duplicate where there is none (aip_private_begin),
+ * this execution's tag, and the agreement as an MPI_Iallreduce on call->comm.
+ * Once it is in, conclude->route says whether ours runs (MPI_SUCCESS),
+ * MPI's semantics (AIP_DECLINED: conclude->decline begins them on the
+ * plan's job, with its private communicator and tag) or an error the
+ * layer's settings found (its class, call->message written); then the
+ * algorithm is chosen, without nodes (their tables need collectives of
+ * their own: the node-aware rows run HSA), and its exchange begins on the
+ * same job.  An error agreed there (without naming mismatched pairs: that
+ * is an MPI_Alltoall) is raised when AIP_Plan_test or AIP_Plan_wait returns
+ * the completion.  Errors at the call are this rank's alone, as MPI's own
+ * nonblocking collectives have them: a plan that cannot be allocated, MPI
+ * refusing the MPI_Comm_idup or MPI_Iallreduce. */
+typedef struct aip_conclusion {
+    int (*route)(void *context, aip_call *call);
+    int (*decline)(aip_plan *plan, void *context);
+    void *context;
+} aip_conclusion;
+int aip_plan_begin(aip_call *call, const aip_conclusion *conclude, aip_plan **plan);
+
 /* Step 2 for any collective of the library: agree (aip_check_collective on
  * private_comm) and, where an error is agreed, name the mismatched pairs
  * (report: 2p long longs allocated in step 1, or NULL) and raise it on every

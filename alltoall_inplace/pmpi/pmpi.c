@@ -45,6 +45,7 @@
  * intercepted.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,8 +102,71 @@ static void read_settings(void)
  * copy function: a duplicate agrees anew).  Per setting, what all ranks said: */
 enum { AGREED_OFF = 0, AGREED_ON = 1, AGREED_BAD, AGREED_DIFFERENT, AGREED_BITS = 2 };
 
+/* The attribute is the settings packed in an integer with bit 0 set, or, where the first
+ * call was MPI_Ialltoall, which must not wait for the other ranks, this record of its
+ * MPI_Iallreduce (a pointer: bit 0 clear), cached at that call so that every later call on
+ * every rank finds it, and settled by whichever needs the outcome first. */
+typedef struct pending_settings {
+    int words[2 * N_SETTINGS]; /* the minima of the values and of their negations */
+    MPI_Request request;       /* MPI_REQUEST_NULL once settled */
+    intptr_t packed;
+    atomic_int references;     /* the attribute's, and each MPI_Ialltoall's that waits for it */
+} pending_settings;
+
 static int agreed_keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t agreed_keyval_once = PTHREAD_ONCE_INIT;
+
+static void pack_words(int words[2 * N_SETTINGS])
+{
+    for (int k = 0; k < N_SETTINGS; k++) {
+        words[k] = setting_value[k];
+        words[N_SETTINGS + k] = -setting_value[k];
+    }
+}
+
+static intptr_t packed_agreement(const int words[2 * N_SETTINGS])
+{
+    intptr_t packed = 1; /* bit 0: set, so that a stored value is never NULL */
+    for (int k = 0; k < N_SETTINGS; k++) {
+        int lowest = words[k], highest = -words[N_SETTINGS + k];
+        intptr_t state = lowest < 0 ? AGREED_BAD : lowest != highest ? AGREED_DIFFERENT : lowest;
+        packed |= state << (1 + AGREED_BITS * k);
+    }
+    return packed;
+}
+
+/* The outcome of a pending agreement, waiting for it the first time (every rank issued it
+ * before any later collective on the communicator: see the callers). */
+static int settle(pending_settings *pending, intptr_t *packed)
+{
+    if (pending->request != MPI_REQUEST_NULL) {
+        int err = PMPI_Wait(&pending->request, MPI_STATUS_IGNORE);
+        if (err != MPI_SUCCESS)
+            return err;
+        pending->packed = packed_agreement(pending->words);
+    }
+    *packed = pending->packed;
+    return MPI_SUCCESS;
+}
+
+static void release_pending(pending_settings *pending)
+{
+    intptr_t packed;
+    if (atomic_fetch_sub(&pending->references, 1) != 1)
+        return;
+    settle(pending, &packed); /* MPI writes words until its request completes */
+    free(pending);
+}
+
+static int delete_agreed(MPI_Comm comm, int keyval, void *attribute, void *extra_state)
+{
+    (void)comm;
+    (void)keyval;
+    (void)extra_state;
+    if (!((intptr_t)attribute & 1))
+        release_pending(attribute);
+    return MPI_SUCCESS;
+}
 
 static void free_agreed_keyval(void)
 {
@@ -111,9 +175,25 @@ static void free_agreed_keyval(void)
 
 static void create_agreed_keyval(void)
 {
-    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &agreed_keyval,
-                                NULL) == MPI_SUCCESS)
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_agreed, &agreed_keyval, NULL) ==
+        MPI_SUCCESS)
         aip_at_finalize(free_agreed_keyval);
+}
+
+static void unpack(intptr_t packed, int agreed[N_SETTINGS])
+{
+    for (int k = 0; k < N_SETTINGS; k++)
+        agreed[k] = (int)((packed >> (1 + AGREED_BITS * k)) & ((1 << AGREED_BITS) - 1));
+}
+
+/* comm's attribute: *cached and *found as MPI_Comm_get_attr gives them. */
+static int cached_agreement(MPI_Comm comm, void **cached, int *found)
+{
+    pthread_once(&settings_once, read_settings);
+    pthread_once(&agreed_keyval_once, create_agreed_keyval);
+    if (agreed_keyval == MPI_KEYVAL_INVALID)
+        return MPI_ERR_INTERN;
+    return PMPI_Comm_get_attr(comm, agreed_keyval, cached, found);
 }
 
 /* agreed[k] for every setting, from comm's attribute or, the first time, from the ranks. */
@@ -121,35 +201,64 @@ static int agree_settings(MPI_Comm comm, int agreed[N_SETTINGS])
 {
     int words[2 * N_SETTINGS], found, err;
     void *cached;
-    intptr_t packed = 1; /* bit 0: set, so that a stored value is never NULL */
+    intptr_t packed;
 
-    pthread_once(&settings_once, read_settings);
-    pthread_once(&agreed_keyval_once, create_agreed_keyval);
-    if (agreed_keyval == MPI_KEYVAL_INVALID)
-        return MPI_ERR_INTERN;
-    if ((err = PMPI_Comm_get_attr(comm, agreed_keyval, &cached, &found)) != MPI_SUCCESS)
+    if ((err = cached_agreement(comm, &cached, &found)) != MPI_SUCCESS)
         return err;
-    if (!found) {
-        for (int k = 0; k < N_SETTINGS; k++) { /* minima of the values and of their negations */
-            words[k] = setting_value[k];
-            words[N_SETTINGS + k] = -setting_value[k];
-        }
+    if (found && !((intptr_t)cached & 1)) {
+        /* A blocking call comes at the same point on every rank: from here on the settings
+         * are agreed for MPI_Ialltoall too, which then routes at its call again */
+        if ((err = settle(cached, &packed)) != MPI_SUCCESS ||
+            (err = PMPI_Comm_set_attr(comm, agreed_keyval, (void *)packed)) != MPI_SUCCESS)
+            return err;
+    } else if (found) {
+        packed = (intptr_t)cached;
+    } else {
+        pack_words(words);
         if ((err = PMPI_Allreduce(MPI_IN_PLACE, words, 2 * N_SETTINGS, MPI_INT, MPI_MIN,
                                   comm)) != MPI_SUCCESS)
             return err;
-        for (int k = 0; k < N_SETTINGS; k++) {
-            int lowest = words[k], highest = -words[N_SETTINGS + k];
-            intptr_t state = lowest < 0 ? AGREED_BAD
-                             : lowest != highest ? AGREED_DIFFERENT
-                                                 : lowest;
-            packed |= state << (1 + AGREED_BITS * k);
-        }
+        packed = packed_agreement(words);
         if ((err = PMPI_Comm_set_attr(comm, agreed_keyval, (void *)packed)) != MPI_SUCCESS)
             return err;
-        cached = (void *)packed;
     }
-    for (int k = 0; k < N_SETTINGS; k++)
-        agreed[k] = (int)(((intptr_t)cached >> (1 + AGREED_BITS * k)) & ((1 << AGREED_BITS) - 1));
+    unpack(packed, agreed);
+    return MPI_SUCCESS;
+}
+
+/* The same without waiting: agreed[k] where comm's settings are agreed (*pending NULL), or
+ * the agreement under way, which the caller holds a reference to (first call: begun here,
+ * an MPI_Iallreduce on comm). */
+static int agree_settings_later(MPI_Comm comm, int agreed[N_SETTINGS], pending_settings **pending)
+{
+    int found, err;
+    void *cached;
+
+    *pending = NULL;
+    if ((err = cached_agreement(comm, &cached, &found)) != MPI_SUCCESS)
+        return err;
+    if (found && ((intptr_t)cached & 1)) {
+        unpack((intptr_t)cached, agreed);
+        return MPI_SUCCESS;
+    }
+    pending_settings *record = cached;
+    if (!found) {
+        if (!(record = malloc(sizeof *record)))
+            return MPI_ERR_NO_MEM;
+        pack_words(record->words);
+        atomic_init(&record->references, 1);
+        if ((err = PMPI_Iallreduce(MPI_IN_PLACE, record->words, 2 * N_SETTINGS, MPI_INT,
+                                   MPI_MIN, comm, &record->request)) != MPI_SUCCESS) {
+            free(record);
+            return err;
+        }
+        if ((err = PMPI_Comm_set_attr(comm, agreed_keyval, record)) != MPI_SUCCESS) {
+            release_pending(record);
+            return err;
+        }
+    }
+    atomic_fetch_add(&record->references, 1);
+    *pending = record;
     return MPI_SUCCESS;
 }
 
@@ -158,52 +267,121 @@ static int agree_settings(MPI_Comm comm, int agreed[N_SETTINGS])
 _Thread_local int aip_layer_inside_ours;
 #define inside_ours aip_layer_inside_ours
 
-/* Whether a call on comm that setting k governs runs ours, the same on every rank;
- * TO_ERROR after raising MPI_ERR_ARG (*err) on every rank if some rank's setting is
- * neither 0 nor 1, or the ranks' settings differ. */
-static route route_of(int k, MPI_Comm comm, const char *fn, int *err)
+/* The route of setting k's agreed state on comm: TO_ERROR with the message this rank
+ * prints (maybe none) where some rank's setting is neither 0 nor 1, or the ranks' differ. */
+static route route_agreed(int k, int state, MPI_Comm comm, char *message, size_t size)
 {
-    int inter, agreed[N_SETTINGS], e, rank = 0;
-    char message[512] = "";
+    int rank = 0;
 
-    /* What MPI_Comm_test_inter says is the same on every rank: no agreement needed, and
-     * none is possible on MPI_COMM_NULL or an invalid communicator (MPI reports them). */
-    if (inside_ours || comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS ||
-        inter)
-        return TO_MPI;
-    if ((e = agree_settings(comm, agreed)) != MPI_SUCCESS) {
-        int error_class = MPI_ERR_OTHER;
-        PMPI_Error_class(e, &error_class);
-        snprintf(message, sizeof message, "agreeing on %s failed", settings[k].env);
-        *err = aip_raise(comm, error_class, fn, message);
-        return TO_ERROR;
-    }
-    switch (agreed[k]) {
+    PMPI_Comm_rank(comm, &rank);
+    switch (state) {
     case AGREED_OFF:
         return TO_MPI;
     case AGREED_ON:
         return TO_OURS;
     case AGREED_BAD: /* the ranks with a bad value say which; rank 0 says so in any case,
                       * in case the error handler ends the job before they can */
-        PMPI_Comm_rank(comm, &rank);
         if (setting_value[k] < 0)
-            snprintf(message, sizeof message, "%s=%s: must be 0 or 1 (%s)", settings[k].env,
+            snprintf(message, size, "%s=%s: must be 0 or 1 (%s)", settings[k].env,
                      setting_text[k], settings[k].help);
         else if (rank == 0)
-            snprintf(message, sizeof message, "%s is neither 0 nor 1 on some rank (%s)",
-                     settings[k].env, settings[k].help);
-        break;
+            snprintf(message, size, "%s is neither 0 nor 1 on some rank (%s)", settings[k].env,
+                     settings[k].help);
+        return TO_ERROR;
     default: /* AGREED_DIFFERENT */
-        PMPI_Comm_rank(comm, &rank);
         if (rank == 0)
-            snprintf(message, sizeof message,
+            snprintf(message, size,
                      "the ranks gave different %s (0 on some, 1 on others); all must give the "
                      "same (%s)",
                      settings[k].env, settings[k].help);
-        break;
+        return TO_ERROR;
     }
-    *err = aip_raise(comm, MPI_ERR_ARG, fn, message);
+}
+
+/* What MPI_Comm_test_inter says is the same on every rank: no agreement needed, and none
+ * is possible on MPI_COMM_NULL or an invalid communicator (MPI reports them). */
+static int for_mpi_alone(MPI_Comm comm)
+{
+    int inter;
+    return inside_ours || comm == MPI_COMM_NULL ||
+           PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter;
+}
+
+/* An agreement that MPI failed: raised as *err. */
+static route agreement_failed(int k, int e, MPI_Comm comm, const char *fn, int *err)
+{
+    char message[512];
+    int error_class = MPI_ERR_OTHER;
+
+    PMPI_Error_class(e, &error_class);
+    snprintf(message, sizeof message, "agreeing on %s failed", settings[k].env);
+    *err = aip_raise(comm, error_class, fn, message);
     return TO_ERROR;
+}
+
+/* Whether a call on comm that setting k governs runs ours, the same on every rank;
+ * TO_ERROR after raising MPI_ERR_ARG (*err) on every rank if some rank's setting is
+ * neither 0 nor 1, or the ranks' settings differ. */
+static route route_of(int k, MPI_Comm comm, const char *fn, int *err)
+{
+    int agreed[N_SETTINGS], e;
+    char message[512] = "";
+
+    if (for_mpi_alone(comm))
+        return TO_MPI;
+    if ((e = agree_settings(comm, agreed)) != MPI_SUCCESS)
+        return agreement_failed(k, e, comm, fn, err);
+    route to = route_agreed(k, agreed[k], comm, message, sizeof message);
+    if (to == TO_ERROR)
+        *err = aip_raise(comm, MPI_ERR_ARG, fn, message);
+    return to;
+}
+
+route aip_layer_route_nonblocking(MPI_Comm comm, const char *fn, int *err,
+                                  aip_pending_settings **pending)
+{
+    int agreed[N_SETTINGS] = { 0 }, e;
+    char message[512] = "";
+
+    *pending = NULL;
+    if (for_mpi_alone(comm))
+        return TO_MPI;
+    if ((e = agree_settings_later(comm, agreed, pending)) != MPI_SUCCESS)
+        return agreement_failed(SETTING_in_place, e, comm, fn, err);
+    if (*pending)
+        return TO_OURS;
+    route to = route_agreed(SETTING_in_place, agreed[SETTING_in_place], comm, message,
+                            sizeof message);
+    if (to == TO_ERROR)
+        *err = aip_raise(comm, MPI_ERR_ARG, fn, message);
+    return to;
+}
+
+int aip_layer_pending_route(aip_pending_settings *pending, aip_call *call)
+{
+    int agreed[N_SETTINGS], err;
+    intptr_t packed;
+    char message[512] = "";
+
+    if ((err = settle(pending, &packed)) != MPI_SUCCESS)
+        return aip_describe_mpi_error(call, err, "agreeing on the settings failed");
+    unpack(packed, agreed);
+    switch (route_agreed(SETTING_in_place, agreed[SETTING_in_place], call->comm, message,
+                         sizeof message)) {
+    case TO_OURS:
+        return MPI_SUCCESS;
+    case TO_MPI:
+        return AIP_DECLINED;
+    default:
+        snprintf(call->message, sizeof call->message, "%s", message);
+        return MPI_ERR_ARG;
+    }
+}
+
+void aip_layer_pending_release(aip_pending_settings *pending)
+{
+    if (pending)
+        release_pending(pending);
 }
 
 route aip_layer_route_in_place(MPI_Comm comm, const char *fn, int *err)

@@ -17,6 +17,19 @@ typedef enum route { TO_MPI, TO_OURS, TO_ERROR } route;
 /* Whether an in-place call on comm runs ours ($AIP_PMPI_IN_PLACE, agreed by every rank);
  * TO_ERROR with *err raised on every rank where the ranks' settings are bad or differ. */
 route aip_layer_route_in_place(MPI_Comm comm, const char *fn, int *err);
+/* MPI_Ialltoall's route, decided without waiting for the other ranks: as
+ * aip_layer_route_in_place where comm's settings are agreed; where their agreement is
+ * under way (an MPI_Iallreduce, begun at comm's first such call and cached on comm),
+ * TO_OURS with *pending, a reference the caller releases: ours begins, and
+ * aip_layer_pending_route decides once the call's own agreement is in whether it runs
+ * (MPI_SUCCESS), MPI's semantics do (AIP_DECLINED: the setting is 0) or the settings are
+ * an error (MPI_ERR_ARG, its message in call->message). */
+typedef struct pending_settings aip_pending_settings;
+struct aip_call;
+route aip_layer_route_nonblocking(MPI_Comm comm, const char *fn, int *err,
+                                  aip_pending_settings **pending);
+int aip_layer_pending_route(aip_pending_settings *pending, struct aip_call *call);
+void aip_layer_pending_release(aip_pending_settings *pending);
 /* After one of ours ran: 0 (err is the call's result), or 1 where ours declined and the
  * caller runs MPI's own (said on rank 0 under AIP_DEBUG). */
 int aip_layer_declined(int err, const char *fn, MPI_Comm comm);

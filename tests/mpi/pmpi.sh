@@ -16,6 +16,9 @@
 #      _w in place, completed by each of MPI's request functions among MPI's
 #      own requests, on MPI alone and then preloaded on 1..5 ranks, where
 #      ours must run each in-place init and MPI's own the gapped one;
+#      nonblocking ones (pmpi_ialltoall_test): in-place MPI_Ialltoall the
+#      same way, where ours must run and the layer's messages the gapped
+#      one, and with AIP_PMPI_IN_PLACE=0 never ours; its memory as in 4;
 #   6. Fortran callers, mpif.h and `use mpi`, with the MPI's mpif90 ($MPIFC):
 #      ours must run both in-place MPI_ALLTOALLW, the one over MPI_BOTTOM too,
 #      and under MPICH an in-place MPI_ALLTOALL_INIT.
@@ -119,6 +122,26 @@ for np in 1 2 3 5; do
     grep -q "MPIX*_Alltoall_init: MPI's own (a datatype" "$tmp/err" ||
         { cat "$tmp/err"; fail "the gapped datatype did not go to MPI's own init"; }
 done
+
+echo "== pmpi_ialltoall_test on MPI alone"
+"$MPIRUN" 3 "$TESTBIN/mpi/pmpi_ialltoall_test"
+for np in 1 2 3 5; do
+    echo "== pmpi_ialltoall_test, layer preloaded, $np ranks"
+    AIP_DEBUG=1 "$MPIRUN" "$np" $preload "$TESTBIN/mpi/pmpi_ialltoall_test" --layer 2>"$tmp/err"
+    ran_ours "$tmp/err" MPI_Ialltoall
+    grep -q "MPI_Ialltoall: MPI's semantics, by the layer's messages" "$tmp/err" ||
+        { cat "$tmp/err"; fail "the gapped datatype did not run MPI's semantics"; }
+done
+echo "== pmpi_ialltoall_test, AIP_PMPI_IN_PLACE=0: never ours"
+AIP_DEBUG=1 AIP_PMPI_IN_PLACE=0 "$MPIRUN" 3 $preload "$TESTBIN/mpi/pmpi_ialltoall_test" --layer \
+    2>"$tmp/err"
+if grep -q "^alltoall_inplace: MPI_Ialltoall on [0-9]* ranks" "$tmp/err"; then
+    cat "$tmp/err"
+    fail "ours ran with AIP_PMPI_IN_PLACE=0"
+fi
+echo "== memory of a 256 MiB in-place MPI_Ialltoall, MPI_Wait on 2 ranks"
+AIP_AUX_BYTES=1M "$MPIRUN" 2 $preload "$TESTBIN/mpi/pmpi_memory_test" 256 --nonblocking --at-most 5
+"$MPIRUN" 2 "$TESTBIN/mpi/pmpi_memory_test" 256 --nonblocking --at-least 64
 
 if ! command -v "$MPIFC" >/dev/null 2>&1; then
     echo "SKIP: no Fortran MPI compiler '$MPIFC' (gfortran and the MPI's Fortran package)"

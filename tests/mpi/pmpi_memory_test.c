@@ -6,12 +6,14 @@
  * where Open MPI and MPICH take about a block (and the test checks that it
  * measures that, so that the bound above means something).
  *
- *   mpirun -n P pmpi_memory_test MIB [--persistent] [--at-most MIB | --at-least MIB]
+ *   mpirun -n P pmpi_memory_test MIB [--persistent | --nonblocking]
+ *                                [--at-most MIB | --at-least MIB]
  *
  * MIB per rank in p blocks of 64-bit elements, each checked by its value
  * after the exchange.  --persistent: the exchange is an in-place
  * MPI_Alltoall_init (Open MPI 4.1: MPIX_), MPI_Start and MPI_Wait, the
- * growth counted from before the init.  Rank 0 prints the largest growth of
+ * growth counted from before the init; --nonblocking: an in-place
+ * MPI_Ialltoall and MPI_Wait.  Rank 0 prints the largest growth of
  * the ranks.
  */
 #include <stdint.h>
@@ -33,11 +35,13 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     int persistent = argc > 2 && strcmp(argv[2], "--persistent") == 0;
-    char **bound_option = argv + 2 + persistent;
-    if (argc != 2 + persistent && argc != 4 + persistent) {
+    int nonblocking = argc > 2 && strcmp(argv[2], "--nonblocking") == 0;
+    int mode = persistent || nonblocking;
+    char **bound_option = argv + 2 + mode;
+    if (argc != 2 + mode && argc != 4 + mode) {
         if (rank == 0)
-            fprintf(stderr, "usage: pmpi_memory_test MIB [--persistent] [--at-most MIB | "
-                            "--at-least MIB]\n");
+            fprintf(stderr, "usage: pmpi_memory_test MIB [--persistent | --nonblocking] "
+                            "[--at-most MIB | --at-least MIB]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
 #ifndef MPI_PERSISTENT
@@ -48,7 +52,7 @@ int main(int argc, char **argv)
         return 77;
     }
 #endif
-    long long mib = atoll(argv[1]), bound = argc == 4 + persistent ? atoll(bound_option[1]) : -1;
+    long long mib = atoll(argv[1]), bound = argc == 4 + mode ? atoll(bound_option[1]) : -1;
     int at_most = bound >= 0 && strcmp(bound_option[0], "--at-most") == 0;
     size_t count = ((size_t)mib << 20) / sizeof(element) / (size_t)p;
     element *buf = malloc(sizeof *buf * count * (size_t)p), small[64];
@@ -62,7 +66,13 @@ int main(int argc, char **argv)
     proc_reset_peak();
     long long before = proc_status_bytes("VmHWM");
     int err;
-    if (!persistent)
+    if (nonblocking) {
+        MPI_Request request;
+        err = MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, (int)count,
+                            ELEMENT_MPI_TYPE, MPI_COMM_WORLD, &request);
+        if (err == MPI_SUCCESS)
+            err = MPI_Wait(&request, MPI_STATUS_IGNORE);
+    } else if (!persistent)
         err = MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, (int)count, ELEMENT_MPI_TYPE,
                            MPI_COMM_WORLD);
 #ifdef MPI_PERSISTENT
@@ -86,7 +96,7 @@ int main(int argc, char **argv)
         double grown = largest_growth / 1048576.0;
         printf("pmpi_memory_test: %lld MiB in place%s on %d ranks (blocks of %.1f MiB): VmHWM "
                "grew by %.1f MiB at most",
-               mib, persistent ? ", persistent" : "", p,
+               mib, persistent ? ", persistent" : nonblocking ? ", nonblocking" : "", p,
                (double)count * sizeof(element) / 1048576.0, grown);
         if (bound >= 0)
             printf(", expected %s %lld MiB", at_most ? "at most" : "at least", bound);

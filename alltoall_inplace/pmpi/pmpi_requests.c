@@ -1,8 +1,9 @@
 /*
- * pmpi_persistent.c - the PMPI layer's in-place persistent all-to-all:
- * MPI-4's MPI_Alltoall_init, MPI_Alltoallv_init and MPI_Alltoallw_init
+ * pmpi_requests.c - the PMPI layer's in-place all-to-all requests: MPI-4's
+ * persistent MPI_Alltoall_init, MPI_Alltoallv_init and MPI_Alltoallw_init
  * (MPICH 4; Open MPI 4.1 has them as MPIX_*_init in its pcollreq
- * extension), and the request functions that start and complete them.
+ * extension), the nonblocking MPI_Ialltoall, and the request functions that
+ * start and complete them.
  *
  * With MPI_IN_PLACE on an intracommunicator (and $AIP_PMPI_IN_PLACE, as for
  * the blocking calls) the init call makes our plan: the agreement and the
@@ -16,30 +17,46 @@
  * A datatype that is not movable as bytes is declined at init, on every
  * rank, to MPI's own init; so are the calls out of place.
  *
+ * MPI_Ialltoall must return without the other ranks, so its plan is begun
+ * (aip_plan_begin): the agreement is an MPI_Iallreduce issued at the call,
+ * and the choice and the exchange follow in whichever test or wait of this
+ * process finds it in (pipeline.h says what is issued when).  Its decline
+ * comes too late for MPI's own MPI_Ialltoall, since other collectives may
+ * have been issued since: the layer then runs MPI's semantics itself, by
+ * messages on the private communicator from a copy of the buffer, as MPI's
+ * own in-place algorithms do (decline_ialltoall).  Its request is freed
+ * at its completion, as MPI's nonblocking ones; MPI_Ialltoallv and _w are
+ * MPI's.
+ *
  * The request the program holds is a real one: a persistent receive on
  * MPI_COMM_SELF that is never started, which MPI itself completes at once,
  * inactive, with an empty status.  Not one from MPI_PROC_NULL: in MPICH
  * 4.0.2 a persistent request to or from MPI_PROC_NULL, even never started,
- * makes every later persistent collective of MPI's own hang.  While our exchange is under way, the request functions
- * below complete it themselves and pass the other requests of the same
- * array to MPI; once it is done they hand MPI the inactive request, so the
- * status and the array's bookkeeping are MPI's own.  Where no exchange of
- * ours is under way (a counter), they are one test away from MPI's.
+ * makes every later persistent collective of MPI's own hang.  While our
+ * exchange is under way, the request functions below complete it
+ * themselves and pass the other requests of the same array to MPI; once it
+ * is done they hand MPI the inactive request (or, for MPI_Ialltoall's,
+ * MPI_REQUEST_NULL), so the status and the array's bookkeeping are MPI's
+ * own.  Where no exchange of ours is under way (a counter), they are one
+ * test away from MPI's.
  *
- * Rules, MPI's for persistent collectives: MPI_Start on an active request,
- * and MPI_Request_free or MPI_Cancel on one still exchanging, are
- * MPI_ERR_REQUEST (the exchange goes on).  An error of the exchange is
- * returned by the call that completes it: directly from MPI_Wait, MPI_Test
- * and the "any" calls, in the status with MPI_ERR_IN_STATUS from the "all"
- * and "some" calls, as MPI reports its own.
+ * Rules, MPI's for persistent and nonblocking collectives: MPI_Start on an
+ * active request, and MPI_Request_free or MPI_Cancel on one still
+ * exchanging, are MPI_ERR_REQUEST (the exchange goes on).  An error of the
+ * exchange is returned by the call that completes it: directly from
+ * MPI_Wait, MPI_Test and the "any" calls, in the status with
+ * MPI_ERR_IN_STATUS from the "all" and "some" calls, as MPI reports its own.
  *
  * Limits: Open MPI's Fortran bindings call PMPI_Wait and the like, so a
  * request of ours must be completed from C there (its Fortran
- * MPIX_ALLTOALL_INIT makes MPI's own requests, which is safe); one thread at
- * a time may use our requests, as the library's nonblocking plans.
+ * MPIX_ALLTOALL_INIT and MPI_IALLTOALL make MPI's own requests, which is
+ * safe); one thread at a time may use our requests, as the library's
+ * nonblocking plans.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <mpi.h>
 #if MPI_VERSION >= 4
@@ -55,10 +72,10 @@
 #endif
 #endif
 
-#ifdef PERSISTENT
-
 #include "api/api.h"
 #include "call/call.h"
+#include "call/options.h"
+#include "exchange/exchange.h"
 #include "pmpi/pmpi.h"
 
 /* ---- Our requests ---------------------------------------------------------- */
@@ -69,11 +86,27 @@ typedef enum phase {
     DONE       /* complete, the completion not yet returned to the program */
 } phase;
 
+/* What a declined MPI_Ialltoall runs (decline_ialltoall): its arguments, the copy of its
+ * buffer, and the gate's room for its messages. */
+typedef struct declined {
+    void *buf;
+    int count;
+    MPI_Datatype type; /* a duplicate, which the program cannot free under us */
+    char *copy;
+    MPI_Request *requests;
+    MPI_Aint *expected;
+    MPI_Status *statuses;
+    int *indices;
+} declined;
+
 typedef struct our_request {
     MPI_Request handle; /* the program's: a persistent receive, never started */
     aip_plan *plan;     /* its buffer bound (plan->call.buf) */
     phase phase;
     int result;         /* DONE: the exchange's error, or MPI_SUCCESS */
+    int persistent;     /* MPI_Alltoall_init's; else MPI_Ialltoall's, freed at its completion */
+    aip_pending_settings *settings; /* MPI_Ialltoall's whose settings were not agreed yet */
+    declined declined;              /* MPI_Ialltoall's */
 } our_request;
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -109,14 +142,14 @@ static our_request *started_request(MPI_Request handle)
     return r && r->phase != IDLE ? r : NULL;
 }
 
-/* A new request of ours for plan, its handle made and put in *request. */
-static int keep(aip_plan *plan, const char *fn, MPI_Request *request)
+/* r's handle made, and r in the table; MPI's error, or MPI_ERR_NO_MEM. */
+static int enter(our_request *r)
 {
-    our_request *r = request ? malloc(sizeof *r) : NULL;
+    static char nothing; /* the never-started receive's buffer */
     int err = MPI_ERR_NO_MEM;
 
     pthread_mutex_lock(&table_lock);
-    if (r && table_count == table_capacity) {
+    if (table_count == table_capacity) {
         int capacity = table_capacity ? 2 * table_capacity : 8;
         our_request **grown = realloc(table, (size_t)capacity * sizeof *grown);
         if (grown) {
@@ -124,19 +157,45 @@ static int keep(aip_plan *plan, const char *fn, MPI_Request *request)
             table_capacity = capacity;
         }
     }
-    static char nothing; /* the never-started receive's buffer */
-    if (r && table_count < table_capacity &&
+    if (table_count < table_capacity &&
         (err = PMPI_Recv_init(&nothing, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, &r->handle)) ==
-            MPI_SUCCESS) {
+            MPI_SUCCESS)
+        table[table_count++] = r;
+    pthread_mutex_unlock(&table_lock);
+    return err;
+}
+
+static void release_request(our_request *r)
+{
+    AIP_Plan_free(&r->plan);
+    aip_layer_pending_release(r->settings);
+    declined *d = &r->declined;
+    if (d->type != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&d->type);
+    free(d->copy);
+    free(d->requests);
+    free(d->expected);
+    free(d->statuses);
+    free(d->indices);
+    free(r);
+}
+
+/* A new persistent request of ours for plan, its handle made and put in *request. */
+static int keep(aip_plan *plan, const char *fn, MPI_Request *request)
+{
+    our_request *r = request ? calloc(1, sizeof *r) : NULL;
+    int err = MPI_ERR_NO_MEM;
+
+    if (r) {
         r->plan = plan;
         r->phase = IDLE;
-        r->result = MPI_SUCCESS;
-        table[table_count++] = r;
-        *request = r->handle;
+        r->persistent = 1;
+        r->declined.type = MPI_DATATYPE_NULL;
+        if ((err = enter(r)) == MPI_SUCCESS) {
+            *request = r->handle;
+            return MPI_SUCCESS;
+        }
     }
-    pthread_mutex_unlock(&table_lock);
-    if (err == MPI_SUCCESS)
-        return MPI_SUCCESS;
     /* Local, after the agreement, as MPI's own init finds them */
     err = aip_private_raise(plan->private, plan->call.comm, request ? MPI_ERR_NO_MEM : MPI_ERR_ARG,
                             fn, request ? "cannot keep the persistent request" : "request is NULL");
@@ -154,8 +213,7 @@ static void forget(our_request *r)
             break;
         }
     pthread_mutex_unlock(&table_lock);
-    AIP_Plan_free(&r->plan);
-    free(r);
+    release_request(r);
 }
 
 static int request_error(our_request *r, const char *fn, const char *why)
@@ -208,16 +266,22 @@ static void wait_for(our_request *r)
 }
 
 /* Returns a DONE request's completion: its status (MPI's own, of the inactive request: empty)
- * and its result; it is inactive again. */
-static int complete(our_request *r, MPI_Status *status)
+ * and its result; a persistent one is inactive again, an MPI_Ialltoall's freed and the
+ * program's handle *handle MPI_REQUEST_NULL. */
+static int complete(our_request *r, MPI_Status *status, MPI_Request *handle)
 {
-    int flag;
+    int flag, result = r->result;
 
     r->phase = IDLE;
     started--;
     if (status != MPI_STATUS_IGNORE)
         PMPI_Test(&r->handle, &flag, status);
-    return r->result;
+    if (!r->persistent) {
+        PMPI_Request_free(&r->handle);
+        *handle = MPI_REQUEST_NULL;
+        forget(r);
+    }
+    return result;
 }
 
 enum { NOT_OURS = -1 }; /* MPI's error codes are MPI_SUCCESS (0) and above */
@@ -260,6 +324,7 @@ static int *results_for(int count, const char *fn)
     return ours;
 }
 
+#ifdef PERSISTENT
 /* ---- The init calls ---------------------------------------------------------------- */
 
 /* Ours ran for an in-place init (err, *plan): 0 if the caller must run MPI's own. */
@@ -340,6 +405,145 @@ int PERSISTENT(Alltoallw_init)(const void *sendbuf, const int sendcounts[], cons
     return PMPI_PERSISTENT(Alltoallw_init)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                            recvcounts, rdispls, recvtypes, comm, info, request);
 }
+#endif /* PERSISTENT */
+
+/* ---- MPI_Ialltoall ------------------------------------------------------------------ */
+
+/* Once the call's agreement is in: whether the settings, agreed meanwhile, let ours run. */
+static int route_at_conclusion(void *context, aip_call *call)
+{
+    our_request *r = context;
+    return r->settings ? aip_layer_pending_route(r->settings, call) : MPI_SUCCESS;
+}
+
+/* The bytes [*lo, *hi) of buf that n elements of type cover. */
+static void span_of(MPI_Datatype type, MPI_Aint n, MPI_Aint *lo, MPI_Aint *hi)
+{
+    MPI_Aint lb, extent, true_lb, true_extent;
+
+    PMPI_Type_get_extent(type, &lb, &extent);
+    PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    MPI_Aint last = (n - 1) * extent;
+    *lo = (last < 0 ? last : 0) + true_lb;
+    *hi = (last > 0 ? last : 0) + true_lb + true_extent;
+}
+
+/* MPI's semantics for a declined MPI_Ialltoall, on the plan's job: every other block sent
+ * from a copy of the buffer and received in place, all posted at once on the plan's
+ * private communicator and tag, as MPI's own in-place algorithms copy the buffer: the one
+ * path of the layer whose memory grows with the message, for the calls ours cannot serve.
+ * Without memory for the copy, this rank sends its blocks empty, receives the others', and
+ * returns MPI_ERR_NO_MEM; its partners, which find the empty messages, MPI_ERR_OTHER. */
+static int decline_ialltoall(aip_plan *plan, void *context)
+{
+    our_request *r = context;
+    declined *d = &r->declined;
+    int p = plan->call.size, rank = plan->call.rank, n = 0, failed = MPI_SUCCESS, err;
+    MPI_Count size = 0;
+    MPI_Aint lb, extent, lo = 0, hi = 0;
+
+    if (rank == 0 && aip_env_debug())
+        fprintf(stderr,
+                "alltoall_inplace: %s: MPI's semantics, by the layer's messages from a copy (a "
+                "datatype is not contiguous bytes, MPI_DATATYPE_NULL at a zero count, or "
+                "AIP_PMPI_IN_PLACE=0)\n",
+                plan->call.fn);
+    if (d->count > 0 && d->type != MPI_DATATYPE_NULL)
+        PMPI_Type_size_x(d->type, &size);
+    if (size > 0) {
+        PMPI_Type_get_extent(d->type, &lb, &extent);
+        span_of(d->type, (MPI_Aint)p * d->count, &lo, &hi);
+        d->requests = malloc(2 * (size_t)p * sizeof *d->requests);
+        d->expected = malloc(2 * (size_t)p * sizeof *d->expected);
+        d->statuses = malloc(2 * (size_t)p * sizeof *d->statuses);
+        d->indices = malloc(2 * (size_t)p * sizeof *d->indices);
+        if (!d->requests || !d->expected || !d->statuses || !d->indices)
+            return MPI_ERR_NO_MEM; /* O(p): before any message, on this rank alone */
+        if ((d->copy = malloc((size_t)(hi - lo))))
+            memcpy(d->copy, (char *)d->buf + lo, (size_t)(hi - lo));
+        else
+            failed = MPI_ERR_NO_MEM;
+    }
+    char *sent = d->copy - lo; /* where the copy's element 0 would be */
+    for (int j = 0; size > 0 && j < p; j++) {
+        MPI_Aint at = (MPI_Aint)j * d->count * extent;
+        if (j == rank)
+            continue; /* in place: rank's own block stays */
+        d->expected[n] = (MPI_Aint)((MPI_Count)d->count * size);
+        if ((err = MPI_Irecv((char *)d->buf + at, d->count, d->type, j, plan->space.tag,
+                             plan->private_comm, &d->requests[n])) != MPI_SUCCESS)
+            break;
+        d->expected[++n] = 0;
+        err = failed ? MPI_Isend(NULL, 0, MPI_BYTE, j, plan->space.tag, plan->private_comm,
+                                 &d->requests[n])
+                     : MPI_Isend(sent + at, d->count, d->type, j, plan->space.tag,
+                                 plan->private_comm, &d->requests[n]);
+        if (err != MPI_SUCCESS)
+            break;
+        n++;
+    }
+    if (size > 0 && n < 2 * (p - 1)) { /* MPI refused one: the rest are given up */
+        aip_give_up(n, d->requests);
+        return err;
+    }
+    aip_exchange_begin_gate(&plan->job, d->requests, n,
+                            &(aip_gate_space){ .expected = d->expected,
+                                               .statuses = d->statuses,
+                                               .indices = d->indices },
+                            &plan->space, failed);
+    return MPI_SUCCESS;
+}
+
+int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Ialltoall";
+    aip_pending_settings *settings = NULL;
+    int err = MPI_SUCCESS;
+
+    route to = sendbuf == MPI_IN_PLACE
+                   ? aip_layer_route_nonblocking(comm, fn, &err, &settings)
+                   : TO_MPI;
+    if (to == TO_ERROR)
+        return err;
+    if (to == TO_MPI)
+        return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                              request);
+    our_request *r = request ? calloc(1, sizeof *r) : NULL;
+    if (!r) {
+        aip_layer_pending_release(settings);
+        return aip_raise(comm, request ? MPI_ERR_NO_MEM : MPI_ERR_ARG, fn,
+                         request ? "cannot allocate the request" : "request is NULL");
+    }
+    r->settings = settings;
+    r->declined = (declined){ .buf = recvbuf, .count = recvcount, .type = MPI_DATATYPE_NULL };
+    /* Before anything is issued, so that a failure leaves nothing under way: the handle, and
+     * a duplicate of a valid datatype for a decline (an invalid one is the front end's to
+     * report; the program may free its own before the completion) */
+    aip_type_info info;
+    if (recvtype != MPI_DATATYPE_NULL && aip_type_info_get(recvtype, &info) == MPI_SUCCESS &&
+        (err = PMPI_Type_dup(recvtype, &r->declined.type)) != MPI_SUCCESS) {
+        release_request(r);
+        return aip_raise(comm, MPI_ERR_NO_MEM, fn, "cannot keep the datatype");
+    }
+    if ((err = enter(r)) != MPI_SUCCESS) {
+        release_request(r);
+        return aip_raise(comm, MPI_ERR_NO_MEM, fn, "cannot keep the request");
+    }
+    aip_conclusion conclusion = { route_at_conclusion, decline_ialltoall, r };
+    aip_layer_inside_ours = 1;
+    err = aip_pmpi_ialltoall(fn, recvbuf, recvcount, recvtype, comm, &conclusion, &r->plan);
+    aip_layer_inside_ours = 0;
+    if (err != MPI_SUCCESS) { /* raised */
+        PMPI_Request_free(&r->handle);
+        forget(r);
+        return err;
+    }
+    r->phase = EXCHANGING;
+    started++;
+    *request = r->handle;
+    return MPI_SUCCESS;
+}
 
 /* ---- Start and free ---------------------------------------------------------------- */
 
@@ -371,7 +575,7 @@ int MPI_Request_free(MPI_Request *request)
         return PMPI_Request_free(request);
     if (r->phase == EXCHANGING)
         return request_error(r, "MPI_Request_free",
-                             "the persistent all-to-all is still exchanging: complete it with "
+                             "the all-to-all is still exchanging: complete it with "
                              "MPI_Wait or MPI_Test before freeing it");
     if (r->phase == DONE)
         started--;
@@ -396,7 +600,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     if (!r)
         return PMPI_Wait(request, status);
     wait_for(r);
-    return complete(r, status);
+    return complete(r, status, request);
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
@@ -407,7 +611,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         return PMPI_Test(request, flag, status);
     advance(r);
     *flag = r->phase == DONE;
-    return *flag ? complete(r, status) : MPI_SUCCESS;
+    return *flag ? complete(r, status, request) : MPI_SUCCESS;
 }
 
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
@@ -435,7 +639,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
         our_request *r = started_request(requests[i]);
         if (r) {
             wait_for(r);
-            ours[i] = complete(r, MPI_STATUS_IGNORE);
+            ours[i] = complete(r, MPI_STATUS_IGNORE, &requests[i]);
         }
     }
     int err = combine(PMPI_Waitall(count, requests, statuses), ours, count, statuses);
@@ -469,7 +673,7 @@ int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuse
         for (int i = 0; i < count; i++) {
             our_request *r = started_request(requests[i]);
             if (r)
-                ours[i] = complete(r, MPI_STATUS_IGNORE);
+                ours[i] = complete(r, MPI_STATUS_IGNORE, &requests[i]);
         }
         err = combine(err, ours, count, statuses);
     }
@@ -491,7 +695,7 @@ static int test_any(int count, MPI_Request requests[], int *index, int *flag, MP
         if (r->phase == DONE) {
             *index = i;
             *flag = 1;
-            return complete(r, status);
+            return complete(r, status, &requests[i]);
         }
         *pending = 1;
     }
@@ -543,7 +747,8 @@ static int test_some(int count, MPI_Request requests[], int *outcount, int indic
         }
         indices[done] = i;
         ours[done] = complete(r, statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
-                                                                 : &statuses[done]);
+                                                                 : &statuses[done],
+                              &requests[i]);
         done++;
     }
     int err = PMPI_Testsome(count, requests, &mpi_done, indices + done,
@@ -581,5 +786,3 @@ int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices
         return PMPI_Testsome(incount, requests, outcount, indices, statuses);
     return test_some(incount, requests, outcount, indices, statuses, &pending);
 }
-
-#endif /* PERSISTENT */
