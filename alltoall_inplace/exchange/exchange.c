@@ -565,11 +565,6 @@ int aip_start_schedule(aip_plan *plan, char *buf, const char *sendbuf)
     return MPI_SUCCESS;
 }
 
-int aip_progress_schedule(aip_plan *plan, int may_wait, int *complete)
-{
-    return aip_exchange_advance(&plan->job, may_wait, complete);
-}
-
 /* One allocation: the struct, then the arrays in decreasing alignment. */
 int aip_index_space_allocate(const struct aip_algorithm_row *row, const aip_call *call,
                              void **space)

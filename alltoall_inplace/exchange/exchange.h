@@ -147,9 +147,6 @@ size_t aip_exchange_aux_bytes(const aip_call *call, size_t budget);
 /* Begin the plan's schedule (its aip_steps) over its blocks in plan->job;
  * out of place the blocks are first copied from sendbuf into buf. */
 int aip_start_schedule(aip_plan *plan, char *buf, const char *sendbuf);
-/* Advance plan->job (aip_exchange_advance): the schedule rows' progress,
- * and sa's and rd's (node_aware.h). */
-int aip_progress_schedule(aip_plan *plan, int may_wait, int *complete);
 
 /* The state of the rows that exchange lists of blocks (node-aware and
  * hypercube): index space for p blocks, p displacements and 2p peers. */
@@ -164,7 +161,7 @@ int aip_index_space_allocate(const struct aip_algorithm_row *row, const aip_call
 size_t aip_index_space_bytes(const aip_call *call, const void *space);
 
 /* The hypercube all-to-all (alltoall_hypercube.c); its state an aip_index_space.
- * Its stages run as one job (aip_progress_schedule advances it). */
+ * Its stages run as one job (aip_exchange_advance advances it). */
 size_t aip_hypercube_aux_bytes(const aip_call *call, size_t budget);
 int aip_start_hypercube(aip_plan *plan, char *buf, const char *sendbuf);
 

@@ -166,7 +166,7 @@ int aip_general_allocate(const struct aip_algorithm_row *row, const aip_call *ca
                          void **state);
 void aip_general_release(void *state);
 size_t aip_general_bytes(const aip_call *call, const void *state);
-/* Begins the exchange on the plan's job (aip_progress_schedule advances it). */
+/* Begins the exchange on the plan's job (aip_exchange_advance advances it). */
 int aip_start_general(aip_plan *plan, char *buf, const char *sendbuf);
 
 #endif /* AIP_GENERAL_H */

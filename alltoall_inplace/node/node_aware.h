@@ -56,7 +56,7 @@ aip_node_call aip_node_call_of(const aip_plan *plan, char *buf, const char *send
 /* The algorithms: rows of the table (select/algorithms.c), their state an
  * aip_index_space (exchange.h; l's begins with one); sa and rd use the aux of
  * a schedule's exchange, l the larger of that and its leader's aggregation
- * space.  All three run as jobs, advanced by aip_progress_schedule. */
+ * space.  All three run as jobs, advanced by aip_exchange_advance. */
 size_t aip_l_aux_bytes(const aip_call *call, size_t budget);
 int aip_start_sa(aip_plan *plan, char *buf, const char *sendbuf);
 int aip_start_rd(aip_plan *plan, char *buf, const char *sendbuf);
@@ -80,7 +80,7 @@ aip_node_level aip_level_across(const aip_nodes *nodes);
  * `second`; out of place the first reads the send buffer. */
 /* sa and rd: begin the first step, over `first`, on the plan's job; once it is
  * complete the job goes on with the second, over the other level.  Advance the
- * job with aip_progress_schedule. */
+ * job with aip_exchange_advance. */
 int aip_node_start_two_steps(aip_plan *plan, char *buf, const char *sendbuf,
                              aip_node_level first);
 /* l: begin on job the in-place hsa exchange over comm in which peer i's data is

@@ -31,13 +31,14 @@ static int schedule_allocate(const aip_algorithm_row *row, const aip_call *call,
 #define CHOICE(id, name, summary) { id, name, AIP_KIND_CHOICE, summary, .start = NULL }
 #define SCHEDULE(id, name, summary, schedule_)                                                \
     { id, name, AIP_KIND_SCHEDULE, summary, .schedule = &schedule_,                          \
-      .start = aip_start_schedule, .progress = aip_progress_schedule, .aux_bytes = aip_exchange_aux_bytes, .ring = 1, .allocate = schedule_allocate,           \
+      .start = aip_start_schedule, .aux_bytes = aip_exchange_aux_bytes, .ring = 1,           \
+      .allocate = schedule_allocate,                                                         \
       .release = free, .bytes = aip_steps_bytes }
 /* Rows whose state is the executor's index space for lists of blocks: sa and rd,
  * which run as jobs of the executor, as the schedule rows, l and the hypercube do. */
 #define NODE_STEPS(id, name, summary, start_)                                                 \
     { id, name, AIP_KIND_NODE_AWARE, summary, .start = start_,                               \
-      .progress = aip_progress_schedule, .aux_bytes = aip_exchange_aux_bytes, .ring = 1,    \
+      .aux_bytes = aip_exchange_aux_bytes, .ring = 1,                                        \
       .allocate = aip_index_space_allocate, .release = free, .bytes = aip_index_space_bytes }
 /* A new schedule that only its row runs needs no line in schedule.h:
  * declare it here, above the table, as FFTW's codelet lists declare their
@@ -57,15 +58,14 @@ static const aip_algorithm_row table[] = {
                "receive-side distribution: across nodes, then within the node", aip_start_rd),
     { AIP_ALGORITHM_L, "l", AIP_KIND_NODE_AWARE,
       "leader-based: one rank per node gathers, exchanges, scatters", .start = aip_start_l,
-      .progress = aip_progress_schedule, .aux_bytes = aip_l_aux_bytes, .ring = 1,
+      .aux_bytes = aip_l_aux_bytes, .ring = 1,
       .allocate = aip_l_allocate, .release = free, .bytes = aip_l_bytes },
     { AIP_ALGORITHM_HYPERCUBE, "hypercube", AIP_KIND_ROUTED,
       "ceil(log2 p) stages of p/2 blocks, for small blocks", .start = aip_start_hypercube,
-      .progress = aip_progress_schedule, .aux_bytes = aip_hypercube_aux_bytes, .ring = 1,
+      .aux_bytes = aip_hypercube_aux_bytes, .ring = 1,
       .allocate = aip_index_space_allocate, .release = free, .bytes = aip_index_space_bytes },
     { AIP_ALGORITHM_GENERAL, "general", AIP_KIND_GENERAL,
       "the irregular in-place exchange, in phases of requests", .start = aip_start_general,
-      .progress = aip_progress_schedule,
       .aux_bytes = aip_general_aux_bytes, .ring = 0, .allocate = aip_general_allocate,
       .release = aip_general_release, .bytes = aip_general_bytes },
 };

@@ -30,12 +30,10 @@ typedef struct aip_algorithm_row {
     /* AIP_KIND_SCHEDULE: the schedule the executor runs (aip_start_schedule). */
     const aip_schedule *schedule;
     /* Everything but choices executes a plan on buf (from sendbuf out of
-     * place) as a job that stops and resumes: start begins the exchange,
-     * progress advances it, waiting for transfers only if may_wait (then
-     * until it is complete), and says when it is complete (AIP_Plan_start,
-     * _test, _wait; AIP_Plan_execute is start and a waiting progress). */
+     * place) as a job of the executor that stops and resumes: start begins
+     * it on plan->job, and the tests and waits advance it
+     * (aip_exchange_advance; AIP_Plan_execute is start and a wait). */
     int (*start)(aip_plan *plan, char *buf, const char *sendbuf);
-    int (*progress)(aip_plan *plan, int may_wait, int *complete);
     /* Its workspace.  aux_bytes: how much of the plan's auxiliary buffer it
      * uses, within the budget; ring: whether the executor's ring of
      * transfers (exchange.h).  allocate: its own state, O(p), made from the
