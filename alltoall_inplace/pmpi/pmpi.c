@@ -39,10 +39,9 @@
  * Fortran callers of MPICH reach these symbols (its bindings call MPI_*);
  * Open MPI's bindings call PMPI_* and get Fortran symbols of their own
  * (pmpi_fortran.c).  The in-place persistent variants (MPI_Alltoall_init,
- * ...) are ours too, with the request functions that complete them
- * (pmpi_persistent.c).  The large-count (_c) functions of MPI-4, the
- * nonblocking variants (MPI_Ialltoall, ...) and mpi_f08's bindings are not
- * intercepted.
+ * ...) and MPI_Ialltoall are ours too, with the request functions that
+ * complete them (pmpi_requests.c).  The large-count (_c) functions of MPI-4,
+ * MPI_Ialltoallv and _w, and mpi_f08's bindings are not intercepted.
  */
 #include <pthread.h>
 #include <stdatomic.h>
