@@ -29,6 +29,9 @@
  *                          MPI_Start and MPI_Wait of an in-place
  *                          MPI_Alltoall_init made before the calls (Open MPI
  *                          4.1: MPIX_; the PMPI layer, preloaded, runs ours)
+ *   nonblocking   mpi-nonblocking
+ *                          an in-place MPI_Ialltoall and its MPI_Wait (the
+ *                          PMPI layer, preloaded, runs ours)
  * A method the library refuses (an error code) reads "n/a", with
  * the reason on a '#' line, and the sweep goes on.
  *
@@ -86,11 +89,12 @@
 /* ---- Methods ---- */
 
 typedef enum method_kind {
-    MPI_INPLACE, MPI_OOP, MPI_PERSISTENT, AIP_INPLACE, AIP_OOP, AIP_PLAN
+    MPI_INPLACE, MPI_OOP, MPI_PERSISTENT, MPI_NONBLOCKING, AIP_INPLACE, AIP_OOP, AIP_PLAN
 } method_kind;
 
 typedef struct method {
-    char name[40]; /* as given: mpi, mpi-oop, mpi-persistent, or an algorithm's name [-oop|-plan] */
+    char name[40]; /* as given: mpi, mpi-oop, mpi-persistent, mpi-nonblocking, or an
+                    * algorithm's name [-oop|-plan] */
     method_kind kind;
     AIP_Algorithm algorithm; /* AIP_* only */
 } method;
@@ -109,11 +113,14 @@ static int method_of(const char *name, method *m)
         return 0;
     snprintf(m->name, sizeof m->name, "%s", name);
     m->algorithm = AIP_ALGORITHM_DEFAULT;
-    if (strcmp(name, "mpi") == 0 || strcmp(name, "mpi-oop") == 0 ||
-        strcmp(name, "mpi-persistent") == 0) {
-        m->kind = !name[3] ? MPI_INPLACE : name[4] == 'o' ? MPI_OOP : MPI_PERSISTENT;
-        return 1;
-    }
+    static const struct { const char *name; method_kind kind; } mpi_methods[] = {
+        { "mpi", MPI_INPLACE }, { "mpi-oop", MPI_OOP }, { "mpi-persistent", MPI_PERSISTENT },
+        { "mpi-nonblocking", MPI_NONBLOCKING } };
+    for (size_t k = 0; k < sizeof mpi_methods / sizeof mpi_methods[0]; k++)
+        if (strcmp(name, mpi_methods[k].name) == 0) {
+            m->kind = mpi_methods[k].kind;
+            return 1;
+        }
     for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
         size_t length = strlen(name), suffix = strlen(forms[f].suffix);
         if (length <= suffix || strcmp(name + length - suffix, forms[f].suffix) != 0)
@@ -152,7 +159,8 @@ static void print_usage(FILE *out)
           "                           SIZE, 2 SIZE, 4 SIZE, ... from --min\n"
           "  -m, --methods LIST       comma-separated, in column order (default\n"
           "                           " DEFAULT_METHODS ");\n"
-          "                           mpi, mpi-oop, mpi-persistent, or any algorithm of\n"
+          "                           mpi, mpi-oop, mpi-persistent, mpi-nonblocking, or\n"
+          "                           any algorithm of\n"
           "                           the library\n"
           "                           (auto, or a name AIP_ALGORITHM takes) as\n"
           "                           NAME, NAME-oop or NAME-plan\n"
@@ -332,6 +340,10 @@ static int exchange_once(const method *m, const options *opt, element *buf, elem
     case MPI_PERSISTENT:
         err = MPI_Start(&made->request);
         return err == MPI_SUCCESS ? MPI_Wait(&made->request, MPI_STATUS_IGNORE) : err;
+    case MPI_NONBLOCKING:
+        err = MPI_Ialltoall(MPI_IN_PLACE, count, ELEMENT_MPI_TYPE, buf, count, ELEMENT_MPI_TYPE,
+                            comm, &made->request);
+        return err == MPI_SUCCESS ? MPI_Wait(&made->request, MPI_STATUS_IGNORE) : err;
     case AIP_PLAN:
         return AIP_Plan_execute(made->plan, buf);
     case AIP_INPLACE:
@@ -393,6 +405,7 @@ static result benchmark_method(const method *m, const options *opt, const buffer
     result r = { RESULT_OK, 0, 0, 0, -1, "" };
     const char *what = m->kind == MPI_INPLACE || m->kind == MPI_OOP ? "MPI_Alltoall"
                        : m->kind == MPI_PERSISTENT                  ? "MPI_Alltoall_init"
+                       : m->kind == MPI_NONBLOCKING                 ? "MPI_Ialltoall or MPI_Wait"
                        : m->kind == AIP_INPLACE                     ? "AIP_Alltoall_opt"
                        : m->kind == AIP_PLAN                        ? "AIP_Alltoall_init"
                                                                     : "AIP_Alltoall_oop_opt";
