@@ -57,7 +57,6 @@ static size_t plan_bytes(const aip_plan *plan)
            (plan->beginning ? sizeof *plan->beginning : 0);
 }
 
-
 void aip_plan_free(aip_plan *plan)
 {
     if (!plan)
@@ -169,8 +168,8 @@ int aip_agree(aip_call *call, MPI_Comm private_comm, const aip_choices *choices,
                      call->error != MPI_SUCCESS ? call->message : NULL);
 }
 
-/* Step 3 once agreed: what was agreed, and the algorithm, on plan->nodes where they
- * were found (an error: its class, not yet raised). */
+/* Step 3 once agreed: the algorithm, decided on plan->nodes where they were found, and
+ * its workspace kept (an error: its class, described in call->message, not raised). */
 static int choose(aip_plan *plan, const aip_agreement *agreement, may_run *candidates)
 {
     aip_call *call = &plan->call;
