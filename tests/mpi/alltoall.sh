@@ -10,6 +10,10 @@ seed=${AIP_TEST_SEED:-$(date +%s)}
 ranks="1 2 3 4 5 6 7 8 9 16" large="2 3 4" env_ranks=5
 env_algorithms="$("$TESTBIN/unit/algorithms" schedule) auto"
 [ "${AIP_TEST_SCALE:-}" = small ] && ranks="1 2 3 4" large=2 env_ranks=3 env_algorithms=lsa
+# MPICH polls busily while it waits, so its oversubscribed runs cost 3-10x
+# Open MPI's here: under MPICH fewer counts (what depends on the MPI is the
+# same at every count; Open MPI's runs cover them all).
+[ "$MPI_FLAVOR" = mpich ] && [ "${AIP_TEST_SCALE:-}" != small ] && ranks="1 2 3 5 8" large="2 3"
 for np in $ranks; do
     "$MPIRUN" "$np" "$TESTBIN/mpi/alltoall_test" --seed "$seed"
 done

@@ -10,6 +10,10 @@ AIP_TEST_TIMEOUT=${AIP_TEST_TIMEOUT:-120}
 export AIP_TEST_TIMEOUT
 ranks="2 3 4 5"
 [ "${AIP_TEST_SCALE:-}" = small ] && ranks="2 4"
+# MPICH polls busily while it waits, so its oversubscribed runs cost 3-10x
+# Open MPI's here: under MPICH fewer counts (what depends on the MPI is the
+# same at every count; Open MPI's runs cover them all).
+[ "$MPI_FLAVOR" = mpich ] && [ "${AIP_TEST_SCALE:-}" != small ] && ranks="2 3 4"
 for np in $ranks; do
     "$MPIRUN" "$np" "$TESTBIN/mpi/fault_test" --alloc
 done

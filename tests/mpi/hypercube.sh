@@ -12,6 +12,10 @@ set -e
 seed=${AIP_TEST_SEED:-$(date +%s)}
 ranks="1 2 3 4 5 6 7 8 9 16" debug_ranks=6
 [ "${AIP_TEST_SCALE:-}" = small ] && ranks="3 4" debug_ranks=4
+# MPICH polls busily while it waits, so its oversubscribed runs cost 3-10x
+# Open MPI's here: under MPICH fewer counts (what depends on the MPI is the
+# same at every count; Open MPI's runs cover them all).
+[ "$MPI_FLAVOR" = mpich ] && [ "${AIP_TEST_SCALE:-}" != small ] && ranks="2 3 5 8"
 for np in $ranks; do
     "$MPIRUN" "$np" "$TESTBIN/mpi/node_test" --seed "$seed" --algorithm hypercube
 done

@@ -10,6 +10,10 @@ seed=${AIP_TEST_SEED:-$(date +%s)}
 echo "seed $seed"
 ranks="1 2 3 4 5 8" rounds=3
 [ "${AIP_TEST_SCALE:-}" = small ] && ranks="3 4" rounds=1
+# MPICH polls busily while it waits, so its oversubscribed runs cost 3-10x
+# Open MPI's here: under MPICH fewer counts (what depends on the MPI is the
+# same at every count; Open MPI's runs cover them all).
+[ "$MPI_FLAVOR" = mpich ] && [ "${AIP_TEST_SCALE:-}" != small ] && ranks="2 3 4 8"
 for np in $ranks; do
     "$MPIRUN" "$np" "$TESTBIN/mpi/nonblocking_test" --seed "$seed" --rounds "$rounds"
 done
