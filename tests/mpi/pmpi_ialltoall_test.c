@@ -11,8 +11,9 @@
  *     message rank 1 waits for before its own call; a call that waited for
  *     the other ranks would hang (the time limit fails it);
  *   - rounds: two calls in flight on two communicators beside ring
- *     messages, completed by each of MPI's request functions in turn, the
- *     requests freed (MPI_REQUEST_NULL) as MPI frees its own;
+ *     messages, completed by each of MPI's request functions in turn
+ *     (request_completion.h), the requests freed (MPI_REQUEST_NULL) as MPI
+ *     frees its own;
  *   - interleaved: a blocking in-place MPI_Alltoall on the same
  *     communicator while an MPI_Ialltoall is in flight, which rank 0 alone
  *     has tested meanwhile, both exact;
@@ -29,89 +30,11 @@
 #include <mpi.h>
 
 #include "../test_util.h"
+#include "request_completion.h"
 
 static int passed, failed;
 static uint64_t seed;
 static int layer; /* --layer: the PMPI layer is preloaded */
-
-enum completion {
-    BY_WAIT, BY_TEST, BY_WAITALL, BY_TESTALL, BY_WAITANY, BY_TESTANY, BY_WAITSOME,
-    BY_TESTSOME, COMPLETIONS
-};
-static const char *const completion_name[COMPLETIONS] = {
-    "MPI_Wait", "MPI_Test", "MPI_Waitall", "MPI_Testall",
-    "MPI_Waitany", "MPI_Testany", "MPI_Waitsome", "MPI_Testsome"
-};
-
-/* Completes the n requests by `how`; 1 if each completed exactly once with MPI_SUCCESS
- * and every handle is MPI_REQUEST_NULL after. */
-static int complete_all(MPI_Request *requests, int n, enum completion how)
-{
-    MPI_Status statuses[8];
-    int completed[8] = { 0 }, done = 0, flag, index, outcount, indices[8], ok = 1;
-
-    switch (how) {
-    case BY_WAIT:
-    case BY_TEST:
-        for (int i = 0; i < n; i++) {
-            if (how == BY_TEST)
-                do
-                    ok &= MPI_Test(&requests[i], &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS;
-                while (!flag);
-            else
-                ok &= MPI_Wait(&requests[i], MPI_STATUS_IGNORE) == MPI_SUCCESS;
-            completed[i]++;
-        }
-        break;
-    case BY_WAITALL:
-        ok &= MPI_Waitall(n, requests, statuses) == MPI_SUCCESS;
-        for (int i = 0; i < n; i++)
-            completed[i]++;
-        break;
-    case BY_TESTALL:
-        do
-            ok &= MPI_Testall(n, requests, &flag, statuses) == MPI_SUCCESS;
-        while (!flag);
-        for (int i = 0; i < n; i++)
-            completed[i]++;
-        break;
-    case BY_WAITANY:
-    case BY_TESTANY:
-        while (done < n && ok) {
-            flag = 1;
-            if (how == BY_WAITANY)
-                ok &= MPI_Waitany(n, requests, &index, &statuses[0]) == MPI_SUCCESS;
-            else
-                ok &= MPI_Testany(n, requests, &index, &flag, &statuses[0]) == MPI_SUCCESS;
-            if (flag) {
-                ok &= index >= 0 && index < n;
-                if (ok && completed[index]++ == 0)
-                    done++;
-            }
-        }
-        break;
-    case BY_WAITSOME:
-    case BY_TESTSOME:
-        while (done < n && ok) {
-            if (how == BY_WAITSOME)
-                ok &= MPI_Waitsome(n, requests, &outcount, indices, statuses) == MPI_SUCCESS &&
-                      outcount > 0;
-            else
-                ok &= MPI_Testsome(n, requests, &outcount, indices, statuses) == MPI_SUCCESS;
-            for (int k = 0; ok && k < outcount; k++) {
-                ok &= indices[k] >= 0 && indices[k] < n;
-                if (ok && completed[indices[k]]++ == 0)
-                    done++;
-            }
-        }
-        break;
-    default:
-        ok = 0;
-    }
-    for (int i = 0; i < n; i++)
-        ok &= completed[i] == 1 && requests[i] == MPI_REQUEST_NULL;
-    return ok;
-}
 
 /* count ints per block on comm: the data filled from key, MPI's out-of-place result (on
  * MPI_COMM_WORLD, whose duplicate comm is: no call on comm before the case's own). */
@@ -195,7 +118,8 @@ static void rounds_case(int count)
         MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b.buf, b.count, MPI_INT, second,
                       &requests[2]);
         MPI_Isend(&ring_out, 1, MPI_INT, (rank + 1) % p, 7, MPI_COMM_WORLD, &requests[3]);
-        int ok = complete_all(requests, 4, how) && exact(&a) && exact(&b) &&
+        static const int none_persistent[4] = { 0 };
+        int ok = complete_requests(requests, 4, how, none_persistent) && exact(&a) && exact(&b) &&
                  ring_in == (rank + p - 1) % p * 1000 + round;
         char what[128];
         snprintf(what, sizeof what, "round %d: two MPI_Ialltoall (%d ints) completed by %s",

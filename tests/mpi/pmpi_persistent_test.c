@@ -24,6 +24,7 @@
 
 #include "../../common/mpi_persistent.h"
 #include "../test_util.h"
+#include "request_completion.h"
 
 #ifndef MPI_PERSISTENT
 int main(void)
@@ -36,103 +37,6 @@ int main(void)
 static int passed, failed;
 static uint64_t seed;
 static int layer; /* --layer: the PMPI layer is preloaded */
-
-enum completion {
-    BY_WAIT, BY_TEST, BY_WAITALL, BY_TESTALL, BY_WAITANY, BY_TESTANY, BY_WAITSOME,
-    BY_TESTSOME, BY_GET_STATUS, COMPLETIONS
-};
-static const char *const completion_name[COMPLETIONS] = {
-    "MPI_Wait", "MPI_Test", "MPI_Waitall", "MPI_Testall", "MPI_Waitany",
-    "MPI_Testany", "MPI_Waitsome", "MPI_Testsome", "MPI_Request_get_status"
-};
-
-/* Completes the array's requests (ours persistent among MPI's) by `how`; 1 if each
- * completed exactly once, with MPI_SUCCESS, and the persistent ones kept their handles. */
-static int complete_all(MPI_Request *requests, int n, enum completion how)
-{
-    MPI_Request kept[8];
-    MPI_Status statuses[8];
-    int completed[8] = { 0 }, done = 0, flag, index, outcount, indices[8], ok = 1;
-
-    memcpy(kept, requests, (size_t)n * sizeof *kept);
-    switch (how) {
-    case BY_WAIT:
-    case BY_TEST:
-    case BY_GET_STATUS:
-        for (int i = 0; i < n; i++) {
-            if (how == BY_TEST)
-                do
-                    ok &= MPI_Test(&requests[i], &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS;
-                while (!flag);
-            else {
-                if (how == BY_GET_STATUS)
-                    do
-                        ok &= MPI_Request_get_status(requests[i], &flag, &statuses[0]) ==
-                              MPI_SUCCESS;
-                    while (!flag);
-                ok &= MPI_Wait(&requests[i], MPI_STATUS_IGNORE) == MPI_SUCCESS;
-            }
-            completed[i]++;
-        }
-        break;
-    case BY_WAITALL:
-        ok &= MPI_Waitall(n, requests, statuses) == MPI_SUCCESS;
-        for (int i = 0; i < n; i++)
-            completed[i]++;
-        break;
-    case BY_TESTALL:
-        do
-            ok &= MPI_Testall(n, requests, &flag, statuses) == MPI_SUCCESS;
-        while (!flag);
-        for (int i = 0; i < n; i++)
-            completed[i]++;
-        break;
-    case BY_WAITANY:
-    case BY_TESTANY:
-        while (done < n && ok) {
-            flag = 1;
-            if (how == BY_WAITANY)
-                ok &= MPI_Waitany(n, requests, &index, &statuses[0]) == MPI_SUCCESS;
-            else
-                ok &= MPI_Testany(n, requests, &index, &flag, &statuses[0]) == MPI_SUCCESS;
-            if (flag) {
-                ok &= index >= 0 && index < n;
-                if (ok && completed[index]++ == 0)
-                    done++;
-            }
-        }
-        /* All complete: nothing active is left, as MPI says with MPI_UNDEFINED */
-        ok &= MPI_Waitany(n, requests, &index, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
-              index == MPI_UNDEFINED;
-        break;
-    case BY_WAITSOME:
-    case BY_TESTSOME:
-        while (done < n && ok) {
-            if (how == BY_WAITSOME)
-                ok &= MPI_Waitsome(n, requests, &outcount, indices, statuses) == MPI_SUCCESS &&
-                      outcount > 0;
-            else
-                ok &= MPI_Testsome(n, requests, &outcount, indices, statuses) == MPI_SUCCESS;
-            for (int k = 0; ok && k < outcount; k++) {
-                ok &= indices[k] >= 0 && indices[k] < n;
-                if (ok && completed[indices[k]]++ == 0)
-                    done++;
-            }
-        }
-        ok &= MPI_Waitsome(n, requests, &outcount, indices, statuses) == MPI_SUCCESS &&
-              outcount == MPI_UNDEFINED;
-        break;
-    default:
-        ok = 0;
-    }
-    for (int i = 0; i < n; i++) {
-        int persistent = kept[i] == requests[i] && requests[i] != MPI_REQUEST_NULL;
-        ok &= completed[i] == 1;
-        /* the ring's requests are freed, the persistent ones stay (ours at even i) */
-        ok &= i % 2 == 0 ? persistent : requests[i] == MPI_REQUEST_NULL;
-    }
-    return ok;
-}
 
 /* The ring messages of a round: posted into requests[1] and requests[3]. */
 static void post_ring(MPI_Request *requests, int *in, int *out, int round)
@@ -209,7 +113,8 @@ static void rounds_case(int count, int rounds)
             MPI_Startall(2, both);
         }
         post_ring(requests, &ring_in, &ring_out, round);
-        int ok = complete_all(requests, 4, how);
+        static const int ours_persistent[4] = { 1, 0, 1, 0 }; /* the ring's are freed */
+        int ok = complete_requests(requests, 4, how, ours_persistent);
         alltoall = requests[0];
         alltoallv = requests[2];
         ok &= memcmp(buf, expected, n * sizeof *buf) == 0 &&
