@@ -464,7 +464,7 @@ static int decline_ialltoall(aip_plan *plan, void *context)
         else
             failed = MPI_ERR_NO_MEM;
     }
-    char *sent = d->copy - lo; /* where the copy's element 0 would be */
+    char *sent = d->copy ? d->copy - lo : NULL; /* where the copy's element 0 would be */
     for (int j = 0; size > 0 && j < p; j++) {
         MPI_Aint at = (MPI_Aint)j * d->count * extent;
         if (j == rank)
@@ -482,7 +482,7 @@ static int decline_ialltoall(aip_plan *plan, void *context)
             break;
         n++;
     }
-    if (size > 0 && n < 2 * (p - 1)) { /* MPI refused one: the rest are given up */
+    if (size > 0 && n < 2 * (p - 1)) { /* MPI refused one: those posted are given up */
         aip_give_up(n, d->requests);
         return err;
     }
