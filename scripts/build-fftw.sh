@@ -41,6 +41,16 @@ patches=("$TOP_SRCDIR"/fftw-patches/*.patch)
 [ -z "${FFTW_EXTRA_PATCHES:-}" ] || patches+=($FFTW_EXTRA_PATCHES)
 solver_sources=("$TOP_SRCDIR"/transpose/*.c)
 mkdir -p "$FFTW_CACHE"
+# FFTW's serial library compiles alike for every MPI (its config.h is the
+# same): with ccache (install-deps.sh), the second MPI's build takes those
+# objects from the first's.  Paths are relative to each tree (BASEDIR), and
+# the tree's own directory is left out of the hash (only -g's comp_dir
+# differs).
+CCACHE_CC=""
+if command -v ccache > /dev/null 2>&1; then
+    export CCACHE_DIR="$FFTW_CACHE/ccache" CCACHE_BASEDIR="$FFTW_CACHE" CCACHE_NOHASHDIR=true
+    CCACHE_CC="ccache ${CC:-gcc}"
+fi
 
 # ---- The source ---------------------------------------------------------------
 # Prints the unpacked source directory; Debian's is fetched once per cache.
@@ -125,7 +135,7 @@ configure_fftw() {
         { tail -n 20 "$tree/configure.log"; die "autoreconf of FFTW failed"; }
     # shellcheck disable=SC2086 # the flags are a word list
     (cd "$tree/build" && ../src/configure --prefix="$PREFIX" --enable-mpi \
-        $FFTW_CONFIGURE_FLAGS MPICC="$MPICC" \
+        $FFTW_CONFIGURE_FLAGS MPICC="$MPICC" ${CCACHE_CC:+CC="$CCACHE_CC"} \
         AIP_CFLAGS="$AIP_CFLAGS" AIP_LIBS="$AIP_LIBS") >> "$tree/configure.log" 2>&1 ||
         { tail -n 30 "$tree/configure.log"; die "configure of FFTW failed"; }
     touch "$tree/.configured"

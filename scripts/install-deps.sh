@@ -13,8 +13,9 @@ set -eu
 # fftw3-mpi.h includes fftw3.h, which is in libfftw3-dev, not a dependency.
 # tests/mpi/pmpi.sh compiles a Fortran caller of the PMPI layer with the MPI's
 # mpif90, which needs gfortran.  bench/peers/build.sh builds heFFTe with
-# cmake, heFFTe and fftMPI with g++.
-PACKAGES="gcc make autoconf automake libtool pkg-config time
+# cmake, heFFTe and fftMPI with g++.  scripts/build-fftw.sh compiles FFTW's
+# serial library once for both MPIs through ccache.
+PACKAGES="gcc make autoconf automake libtool pkg-config time ccache
 openmpi-bin libopenmpi-dev mpich libmpich-dev
 dpkg-dev xz-utils patch perl gnuplot-nox iproute2 util-linux
 libfftw3-mpi-dev libfftw3-dev gfortran cmake g++"
