@@ -24,6 +24,11 @@
 #   stock   stock FFTW in place (off)       mpich, lsa, hsa, sa   ours, forced
 #   auto    ours, the planner's choice (under ESTIMATE it is hsa)
 #   dor     stock FFTW out of place, destroying its input
+#   hsa-pipelined  the pipelined transform (transpose/rank-geq2-pipelined.c:
+#           chunks' exchanges behind the next chunks' FFTs), HSA's
+#           exchanges, forced; not in the default VARIANTS.  Its local work
+#           is charged per row and piece, and the network moves its messages
+#           meanwhile, as SMPI overlaps a charged computation with flows
 #
 # Environment (defaults in brackets):
 #   PLATFORMS [juropa juqueen]
@@ -101,8 +106,8 @@ case "${1:-}" in
 esac
 PLATFORMS=${PLATFORMS:-juropa juqueen}
 CASES=${CASES:-2:512 16:1024 64:1600 128:2048 256:2560 1024:4096}
-VARIANTS_ORDER="stock mpich lsa hsa sa auto dor"
-VARIANTS=${VARIANTS:-$VARIANTS_ORDER}
+VARIANTS_ORDER="stock mpich lsa hsa hsa-pipelined sa auto dor"
+VARIANTS=${VARIANTS:-stock mpich lsa hsa sa auto dor}
 PRECISION=${PRECISION:-1e-6}
 SAMPLE=${SAMPLE:-16}
 SAMPLE_FROM=${SAMPLE_FROM:-1024}
@@ -288,6 +293,8 @@ plot() {
                 plots="$plots${plots:+, }'< grep \"^$platform $v \" $rel' using 3:5 with linespoints title '$v transposes'"
                 plots="$plots, '< grep \"^$platform $v \" $rel' using 3:4 with linespoints dt 2 title '$v FFT'"
             done
+            # the pipeline has no transposes of its own: its whole transform only
+            plots="$plots, '< grep \"^$platform hsa-pipelined \" $rel' using 3:4 with linespoints dt 2 title 'hsa-pipelined FFT'"
             echo "plot $plots"
         done
         echo "unset multiplot"
@@ -300,7 +307,7 @@ plot() {
 # stock in place's simulated seconds, then each variant's transposes / whole
 # transform relative to it.
 table() {
-    awk -v variants="mpich lsa hsa sa auto dor" '
+    awk -v variants="mpich lsa hsa hsa-pipelined sa auto dor" '
         !/^#/ && $5 ~ /^[0-9.]+$/ {
             key = $1 " " $3
             total[key, $2] = $5; transposes[key, $2] = $6 + $8
@@ -321,7 +328,9 @@ table() {
                 printf "| %s | %d | %d | %.3f, %.2f |", f[1], f[2], size[key],
                        transposes[key, "stock"], total[key, "stock"]
                 for (i = 1; i <= nv; i++)
-                    if ((key, v[i]) in total)
+                    if ((key, v[i]) in total && transposes[key, v[i]] == 0) # pipelined
+                        printf " - / %.2f |", total[key, v[i]] / total[key, "stock"]
+                    else if ((key, v[i]) in total)
                         printf " %.2f / %.2f |", transposes[key, v[i]] / transposes[key, "stock"],
                                total[key, v[i]] / total[key, "stock"]
                     else printf " not run |"

@@ -14,7 +14,7 @@
 # $FFTW_CACHE/fftw-<key>, the key being a hash of what changes the result
 # apart from our solver sources: the FFTW source, the patches, the MPI
 # compiler and what it links, FFTW's configure flags, the prefix and the
-# liballtoall_inplace flags.  transpose/*.c are copied in at each build
+# liballtoall_inplace flags.  transpose/*.[ch] are copied in at each build
 # (only when they changed), so editing them rebuilds only FFTW's mpi/.
 # Builds sharing one tree are serialised with flock.
 #
@@ -39,7 +39,7 @@ JOBS=${JOBS:-$(nproc)}
 patches=("$TOP_SRCDIR"/fftw-patches/*.patch)
 # shellcheck disable=SC2206 # a list of paths
 [ -z "${FFTW_EXTRA_PATCHES:-}" ] || patches+=($FFTW_EXTRA_PATCHES)
-solver_sources=("$TOP_SRCDIR"/transpose/*.c)
+solver_sources=("$TOP_SRCDIR"/transpose/*.[ch])
 mkdir -p "$FFTW_CACHE"
 # FFTW's serial library compiles alike for every MPI (its config.h is the
 # same): with ccache (install-deps.sh), the second MPI's build takes those

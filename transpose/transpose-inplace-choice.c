@@ -21,6 +21,12 @@
  *        off                 none of ours (stock FFTW)
  *        unset or empty      the flag decides; without it our solvers
  *                            compete with FFTW's under MEASURE/PATIENT.
+ *        NAME-pipelined      NAME (a symmetric algorithm or auto), and the
+ *        (pipelined: auto)   pipelined in-place transforms of rank >= 2
+ *                            (rank-geq2-pipelined.c) wherever they apply,
+ *                            their exchanges by NAME.  Unset or auto,
+ *                            those compete under MEASURE/PATIENT where
+ *                            the processes span nodes.
  * So a forced symmetric algorithm still gives every in-place transpose a
  * plan of ours, not FFTW's pairwise exchange.
  *
@@ -41,6 +47,7 @@
 #include <string.h>
 
 #include "alltoall_inplace.h"
+#include "rank-geq2-pipelined.h"
 
 /* api/api.h cannot include fftw3-mpi.h (it needs mpi.h), so it repeats the
    public bit for api/mapflags.c; they must agree. */
@@ -52,6 +59,14 @@ typedef char public_flag_bits_agree[
 /* A choice is an AIP_Algorithm with a solver instance (>= 0) or one of: */
 enum { CHOICE_UNSET = -1, CHOICE_OFF = -2, CHOICE_ANY = -3 };
 
+/* NAME-pipelined: NAME, and the pipelined transforms forced.  A choice
+   and that suffix travel packed in one int, which one reduction agrees
+   on. */
+#define PIPELINED_SUFFIX "-pipelined"
+#define PACK(choice, pipelined) (2 * (choice) + (pipelined))
+static int unpack_choice(int packed) { return (packed - (packed & 1)) / 2; }
+static int unpack_pipelined(int packed) { return packed & 1; }
+
 /* The kind of a library algorithm, from its table. */
 static int kind_of(AIP_Algorithm algorithm, AIP_Algorithm_kind *kind)
 {
@@ -62,21 +77,38 @@ static int kind_of(AIP_Algorithm algorithm, AIP_Algorithm_kind *kind)
      return 0;
 }
 
-/* This process's reading of the variable, or CHOICE_UNSET if it is unset,
-   empty or unknown (the last with a warning from the first process). */
+/* This process's reading of the variable, packed, CHOICE_UNSET if it is
+   unset, empty or unknown (the last with a warning from the first
+   process). */
 static int local_choice(MPI_Comm comm)
 {
      static int warned = 0; /* planning is not thread-safe anyway */
      const char *value = getenv(ENV_ALGORITHM);
+     size_t len, suffix = strlen(PIPELINED_SUFFIX);
+     char name[64];
      AIP_Algorithm algorithm;
      AIP_Algorithm_kind kind;
-     int rank;
+     int rank, pipelined = 0;
 
-     if (!value || !*value) return CHOICE_UNSET;
-     if (!strcmp(value, "off")) return CHOICE_OFF;
-     if (AIP_Algorithm_from_name(value, &algorithm) == MPI_SUCCESS
-	 && kind_of(algorithm, &kind))
-	  return kind == AIP_KIND_CHOICE ? CHOICE_ANY : (int) algorithm;
+     if (!value || !*value) return PACK(CHOICE_UNSET, 0);
+     len = strlen(value);
+     if (!strcmp(value, "pipelined")) {
+	  strcpy(name, "auto");
+	  pipelined = 1;
+     } else if (len > suffix && len - suffix < sizeof name
+		&& !strcmp(value + len - suffix, PIPELINED_SUFFIX)) {
+	  memcpy(name, value, len - suffix);
+	  name[len - suffix] = 0;
+	  pipelined = 1;
+     } else {
+	  snprintf(name, sizeof name, "%s", value);
+     }
+     if (!strcmp(value, "off")) return PACK(CHOICE_OFF, 0);
+     if (AIP_Algorithm_from_name(name, &algorithm) == MPI_SUCCESS
+	 && kind_of(algorithm, &kind)
+	 && !(pipelined && kind == AIP_KIND_GENERAL))
+	  return PACK(kind == AIP_KIND_CHOICE ? CHOICE_ANY : (int) algorithm,
+		      pipelined);
 
      MPI_Comm_rank(comm, &rank);
      if (rank == 0 && !warned) {
@@ -86,14 +118,15 @@ static int local_choice(MPI_Comm comm)
 	       if (kind != AIP_KIND_CHOICE)
 		    snprintf(names + strlen(names), sizeof names - strlen(names),
 			     "%s, ", AIP_Algorithm_name(algorithm));
-	  fprintf(stderr, "fftw_mpi: %s='%s' is not one of %sauto, off; "
-		  "ignored\n", ENV_ALGORITHM, value, names);
+	  fprintf(stderr, "fftw_mpi: %s='%s' is not one of %sauto, off, "
+		  "or one of those but general and off followed by %s; "
+		  "ignored\n", ENV_ALGORITHM, value, names, PIPELINED_SUFFIX);
      }
      warned = 1;
-     return CHOICE_UNSET;
+     return PACK(CHOICE_UNSET, 0);
 }
 
-/* The choice all processes of comm agree on (collective). */
+/* The choice all processes of comm agree on, packed (collective). */
 static int agree_on_choice(MPI_Comm comm)
 {
      static int warned = 0;
@@ -109,7 +142,7 @@ static int agree_on_choice(MPI_Comm comm)
 	  fprintf(stderr, "fftw_mpi: %s differs among the processes; "
 		  "ignored\n", ENV_ALGORITHM);
      warned = 1;
-     return CHOICE_UNSET;
+     return PACK(CHOICE_UNSET, 0);
 }
 
 static int choice_keyval = MPI_KEYVAL_INVALID;
@@ -144,19 +177,50 @@ static void create_choice_keyval(void)
 	  MPI_Comm_set_attr(MPI_COMM_SELF, finalize_keyval, 0);
 }
 
-/* agree_on_choice, once per communicator (collective on its first call:
-   every process of comm asks at the same points of planning). */
-static int agreed_choice(MPI_Comm comm)
+/* Whether comm's processes are on more than one node (collective), as
+   MPI_COMM_TYPE_SHARED sees them: the same answer on every process. */
+static int spans_nodes(MPI_Comm comm)
 {
-     int *cached, found;
+     MPI_Comm node;
+     int size, node_size;
+     MPI_Comm_size(comm, &size);
+     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+     MPI_Comm_size(node, &node_size);
+     MPI_Comm_free(&node);
+     return node_size < size;
+}
+
+/* What is cached on a communicator: the agreed choice, packed, and
+   whether it spans nodes. */
+typedef struct {
+     int packed, spans_nodes;
+} agreement;
+
+/* The agreement, once per communicator (collective on its first call:
+   every process of comm asks at the same points of planning). */
+static const agreement *agreed_on(MPI_Comm comm)
+{
+     agreement *cached;
+     int found;
      if (choice_keyval == MPI_KEYVAL_INVALID)
 	  create_choice_keyval();
      MPI_Comm_get_attr(comm, choice_keyval, &cached, &found);
-     if (found) return *cached;
-     cached = (int *) MALLOC(sizeof(int), OTHER);
-     *cached = agree_on_choice(comm);
+     if (found) return cached;
+     cached = (agreement *) MALLOC(sizeof(agreement), OTHER);
+     cached->packed = agree_on_choice(comm);
+     cached->spans_nodes = spans_nodes(comm);
      MPI_Comm_set_attr(comm, choice_keyval, cached);
-     return *cached;
+     return cached;
+}
+
+static int agreed(MPI_Comm comm)
+{
+     return agreed_on(comm)->packed;
+}
+
+static int agreed_choice(MPI_Comm comm)
+{
+     return unpack_choice(agreed(comm));
 }
 
 /* The problems our solvers take: in place, in FFTW's usual layouts. */
@@ -213,4 +277,24 @@ int XM(transpose_inplace_preempts)(const problem_mpi_transpose *p,
 int XM(transpose_inplace_on)(MPI_Comm comm)
 {
      return agreed_choice(comm) != CHOICE_OFF;
+}
+
+int XM(pipelined_forced)(MPI_Comm comm)
+{
+     return unpack_pipelined(agreed(comm));
+}
+
+int XM(pipelined_allowed)(MPI_Comm comm, const planner *plnr)
+{
+     const agreement *a = agreed_on(comm);
+     int choice = unpack_choice(a->packed);
+     return unpack_pipelined(a->packed)
+	  || ((choice == CHOICE_UNSET || choice == CHOICE_ANY)
+	      && !ESTIMATEP(plnr) && a->spans_nodes);
+}
+
+AIP_Algorithm XM(pipelined_algorithm)(MPI_Comm comm)
+{
+     int choice = agreed_choice(comm);
+     return choice >= 0 ? (AIP_Algorithm) choice : AIP_ALGORITHM_DEFAULT;
 }

@@ -7,7 +7,9 @@
 # problems that are uneven go to the general one; forcing general, all do.  The
 # node-aware ones run on nodes of 2 consecutive ranks (AIP_RANKS_PER_NODE=2):
 # 2 x 2 on 4 ranks, hsa where the nodes are unequal (3 ranks) or one (1, 2
-# ranks); l where its leaders' space fits the budget, else sa.
+# ranks); l where its leaders' space fits the budget, else sa.  Last,
+# hsa-pipelined: the pipelined transforms of rank >= 2 wherever they take
+# a random problem (fftw_pipelined.sh says where).
 #
 # Under MPICH, whose busy polling makes oversubscribed FFTW runs 20-40x
 # slower here (1.5 minutes an algorithm), only hsa runs, and with it the
@@ -18,7 +20,7 @@
 # Environment (from make check): MPIRUN, FFTW_BUILD, MPI_FLAVOR, TESTBIN.
 set -u
 export AIP_RANKS_PER_NODE=2
-algorithms=$("$TESTBIN/unit/algorithms")
+algorithms="$("$TESTBIN/unit/algorithms") hsa-pipelined"
 [ "${MPI_FLAVOR:-}" = mpich ] && algorithms=hsa
 for algorithm in $algorithms; do
     echo "== FFTW smallcheck, FFTW_MPI_INPLACE_ALGORITHM=$algorithm"

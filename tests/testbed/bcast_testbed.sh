@@ -57,7 +57,7 @@ while read -r map layout nodes every_root; do
     fi
 done <<'LAYOUTS'
 slot 1,1 2 1
-slot 2,2 2 1
+slot 2,2 2 0
 slot 1,2,3 3 0
 node 2,2,2,2 4 0
 LAYOUTS

@@ -1,0 +1,126 @@
+#!/bin/sh
+# fftw_pipelined.sh - the pipelined in-place transforms of rank >= 2
+# (transpose/rank-geq2-pipelined.c), forced by
+# FFTW_MPI_INPLACE_ALGORITHM=hsa-pipelined: mpi-bench --verify of every
+# kind of in-place transform on 1-4 ranks.  Where the pipeline takes the
+# shape (the ranks listed: n0, and the second dimension for transposed
+# output, divide by the ranks; the rows by a chunk count; a row by ranks x
+# chunks), the plan must be mpi-dft- or mpi-rdft2-rank-geq2-pipelined,
+# elsewhere it must not; both must verify.  c2r is not pipelined (its
+# plans may hold the c2c pipeline on their way).  Then MEASURE, forced and
+# not (on one node the pipeline must not compete), and a NAME-pipelined
+# that names no symmetric algorithm, which is ignored with a warning.
+#
+# MPICH's busy polling makes oversubscribed runs slow here, so it runs 2
+# ranks.  Environment (from make check): MPIRUN, MPIBENCH,
+# MPI_FLAVOR.
+set -uf
+
+ranks=${FFTW_PIPELINED_RANKS:-1 2 3 4}
+[ "${MPI_FLAVOR:-}" = mpich ] && ranks=${FFTW_PIPELINED_RANKS:-2}
+
+# problem        pipelined on   what
+problems='
+icf24x24x8       2,3,4   3D c2c forward
+icb24x24x8       2,3,4   3D c2c backward
+ir24x24x24       2,3,4   3D r2c
+icf]24x24x8      2,3,4   3D c2c, transposed output
+ir]24x24x24      2,3,4   3D r2c, transposed output
+icf8x16x4x6      2,4     4D c2c
+ir8x16x4x6       2,4     4D r2c
+icf120x60        2,3     2D c2c
+ir60x62          2       2D r2c: 60 x 32 complex
+ir30x42x50       3       30 rows: 15 on 2 ranks, 7.5 on 4
+icf16x12x10      2,4     1 row a chunk on 4 ranks: stage 1 in pieces
+ir]16x12x10      2,4     the same, r2c, transposed output
+icf17x19x23      -       odd: never
+ib24x24x24       c2r     3D c2r: verified only
+'
+
+failures=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+# run NAME NP EXPECT-PIPELINED-WHERE MPI-BENCH-ARGS...: one mpi-bench run
+# whose problems are checked against the list.
+check_run() {
+    np=$1 list=$2
+    shift 2
+    "$@" > "$out" 2>&1
+    status=$?
+    result=$(echo "$list" | awk -v np="$np" -v status="$status" '
+        NF { n++; prob[n] = $1; where[n] = $2 }
+        END {
+            k = 1; plan = ""
+            while ((getline line < "'"$out"'") > 0) {
+                split(line, f, " ")
+                if (k <= n && f[1] == prob[k] && f[2] ~ /^[0-9.e+-]+$/) {
+                    check(k, plan); k++; plan = ""
+                } else plan = plan "\n" line
+            }
+            for (; k <= n; k++)
+                printf "FAIL np=%d %s: no verify result (mpi-bench exit %d)\n",
+                       np, prob[k], status
+        }
+        function check(k, plan,   want, got) {
+            got = (plan ~ /mpi-(dft|rdft2)-rank-geq2-pipelined\/k[0-9]+-/)
+            if (where[k] == "c2r") {
+                printf "ok   np=%d %s%s\n", np, prob[k], got ? "  (pipelined)" : ""
+                return
+            }
+            want = index("," where[k] ",", "," np ",") > 0
+            if (got != want)
+                printf "FAIL np=%d %s: expected %s pipelined plan\n%s\n",
+                       np, prob[k], want ? "a" : "no", plan
+            else
+                printf "ok   np=%d %s%s\n", np, prob[k], got ? "  (pipelined)" : ""
+        }')
+    echo "$result"
+    if [ "$status" -ne 0 ] || echo "$result" | grep -q '^FAIL'; then
+        failures=$((failures + 1))
+        [ "$status" -ne 0 ] && { echo "mpi-bench on $np ranks exited $status:"; tail -n 20 "$out"; }
+    fi
+}
+
+verify_args() {
+    echo "$1" | awk 'NF { printf " --verify %s", $1 }'
+}
+
+for np in $ranks; do
+    echo "== $np ranks, FFTW_MPI_INPLACE_ALGORITHM=hsa-pipelined"
+    # shellcheck disable=SC2046 # a word list
+    check_run "$np" "$problems" $MPIRUN "$np" "$MPIBENCH" -o inplace=hsa-pipelined \
+        -o estimate -v2 $(verify_args "$problems")
+done
+
+# Under MEASURE, forced, the planner times the chunk counts; not forced,
+# the pipeline competes only across nodes, so on this one it never runs.
+measured='
+icf32x32x16      2       c2c
+ir32x32x32       2       r2c
+ir]32x32x32      2       r2c, transposed output
+'
+echo "== 2 ranks, -o inplace=hsa-pipelined under MEASURE"
+# shellcheck disable=SC2046 # a word list
+check_run 2 "$measured" $MPIRUN 2 "$MPIBENCH" -o inplace=hsa-pipelined -o measure -v2 \
+    $(verify_args "$measured")
+one_node=$(echo "$measured" | awk 'NF { $2 = "-"; print }')
+echo "== 2 ranks, -o inplace under MEASURE, one node"
+# shellcheck disable=SC2046 # a word list
+check_run 2 "$one_node" $MPIRUN 2 "$MPIBENCH" -o inplace -o measure -v2 \
+    $(verify_args "$one_node")
+
+# general has no pipeline: the variable is ignored, with a warning, and
+# nothing is pipelined under ESTIMATE.
+echo "== 2 ranks, FFTW_MPI_INPLACE_ALGORITHM=general-pipelined"
+ignored='
+icf24x24x8       -       c2c
+'
+# shellcheck disable=SC2046 # a word list
+check_run 2 "$ignored" env FFTW_MPI_INPLACE_ALGORITHM=general-pipelined \
+    $MPIRUN 2 "$MPIBENCH" -o estimate -v2 $(verify_args "$ignored")
+grep -q "general-pipelined' is not one of" "$out" ||
+    { echo "FAIL: no warning for general-pipelined"; cat "$out"; failures=$((failures + 1)); }
+
+[ "$failures" -eq 0 ] || { echo "$failures runs failed"; exit 1; }
+echo "all verified"

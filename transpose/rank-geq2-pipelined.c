@@ -1,0 +1,359 @@
+/*
+ * rank-geq2-pipelined.c - the pipeline of the pipelined in-place
+ * transforms of rank >= 2, which hide their global exchanges behind their
+ * local FFTs (dft-rank-geq2-pipelined.c, rdft2-rank-geq2-pipelined.c).
+ *
+ * FFTW's rank-geq2 transforms run their parts one after the other: the
+ * local transforms of the last dimensions of every row (stage 1), a
+ * global transpose, the DFTs along the first dimension n0 (stage 2) and,
+ * unless the output may stay transposed, a transpose back.  On many
+ * processes the exchanges cost as much as a third of the whole; nothing
+ * overlaps them.  Here each exchange is cut into chunks and runs as a
+ * nonblocking plan of liballtoall_inplace (AIP_Plan_start/test/wait)
+ * while the next chunk is computed, the computation calling
+ * AIP_Plan_test between pieces of it so that the exchange advances.  Each
+ * test moves the exchange about one step on, so a chunk's computation is
+ * cut into about as many pieces as the exchange has steps: the two passes
+ * of each row's local transform in groups of lines and of columns
+ * (stage 1), the columns of a slice (stage 2).  The
+ * overlap of nonblocking all-to-all and 3D FFTs is Hoefler, Gottschling,
+ * Lumsdaine and Rehm, "Optimizing a Conjugate Gradient Solver with
+ * Non-Blocking Collective Operations" (2007) and Kandalla et al.,
+ * "High-Performance and Scalable Non-Blocking All-to-All with
+ * Collective Offload on InfiniBand Clusters" (ISC 2011); both pay with
+ * whole-array buffers.  Here every exchange is in place and one chunk
+ * travels at a time, so the memory is the local array plus the one
+ * exchange plan's aux budget ($AIP_AUX_BYTES), as for transpose-inplace.
+ *
+ * Each of the n_pes processes holds `rows` = n0 / n_pes rows; after
+ * stage 1 a row is n_pes x J x yc complex numbers: process s's slice of
+ * the second (transposed) dimension, itself J x yc.  With k chunks of
+ * bc = rows / k rows:
+ *
+ *  forward   for each chunk c: stage 1 of its rows, in pieces; `pre` lays the chunk
+ *            [xc][s][j][t] -> [s][j][xc][t], so that what goes to s is
+ *            contiguous; its exchange starts once chunk c-1's is done.
+ *            What arrives from s in chunk c's place is its rows of that
+ *            chunk: the array is [c][s][j][xc][t].
+ *  mid       `mid` lays it [j][s][c][xc][t]: row x = s rows + c bc + xc
+ *            of the whole first dimension, so each j is an n0 x yc array
+ *            whose columns stage 2 transforms with one stride.
+ *  TRANSPOSED_OUT  J is the local rows of the second dimension and yc
+ *            the rest: [j][x][t] is FFTW's transposed output, and stage 2
+ *            runs on all of it.
+ *  back      (flags 0, J = k) for each j: stage 2 of its n0 x yc columns,
+ *            in pieces between tests; its exchange starts once j-1's is
+ *            done.  Rows s rows .. (s+1) rows - 1 of j go to s, and what
+ *            arrives is [j][s][row][t]; `post` lays it [row][s][j][t],
+ *            which is the row-major output.
+ *
+ * Correct in place because every exchange reads and writes only its own
+ * chunk (forward) or slice (back), which no computation touches while it
+ * travels: stage 1 works on chunk c+1, stage 2 on slice j+1, and the
+ * permutations run only between exchanges of other chunks or when none is
+ * in flight.  Both exchanges of flags 0 have blocks of rows x yc complex,
+ * so one plan serves both.
+ *
+ * The cost against FFTW's rank-geq2: the same exchanges in 2k messages
+ * per pair instead of 2, and three passes of local permutation (pre, mid,
+ * post) against FFTW's four local transposes.  The planner sees no
+ * overlap in an estimate, so the solvers compete only under
+ * MEASURE/PATIENT or when FFTW_MPI_INPLACE_ALGORITHM=NAME-pipelined forces
+ * them.  They take the shapes whose exchanges are symmetric: n0, and the
+ * second dimension for TRANSPOSED_OUT, divisible by the processes with
+ * FFTW's default blocks; the rows by k; a row by processes x k.
+ */
+
+#include "mpi-dft.h"
+#include "dft/dft.h"
+#include "rank-geq2-pipelined.h"
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- In-place permutations of tuples -------------------------------
+
+   As transpose-inplace.c's transposes of long tuples: each cycle of the
+   permutation followed with one saved tuple (toms513's method), one
+   range of TUPLE_CHUNK reals of the tuples at a time, so that the buffer
+   is one range whatever the tuples. */
+
+#define TUPLE_CHUNK 65536 /* reals */
+
+/* The source position of the tuple that lands at position y. */
+static INT permutation_source(const tuple_permutation *t, INT y)
+{
+     INT index[3], x = 0;
+     int a;
+     for (a = t->m - 1; a >= 0; --a) {
+	  INT n = t->n[t->order[a]];
+	  index[t->order[a]] = y % n;
+	  y /= n;
+     }
+     for (a = 0; a < t->m; ++a)
+	  x = x * t->n[a] + index[a];
+     return x;
+}
+
+/* Plans the permutation of an n[0] x ... x n[m-1] array (m = 3) of
+   tuples: its cycles' leaders, fixed points left out. */
+static void permutation_init(tuple_permutation *t, INT n0, INT n1, INT n2,
+			     int o0, int o1, int o2, INT tuple)
+{
+     INT items = n0 * n1 * n2, x, y;
+     unsigned char *seen = (unsigned char *) MALLOC((size_t) items / 8 + 1, PLANS);
+
+     t->m = 3;
+     t->n[0] = n0; t->n[1] = n1; t->n[2] = n2;
+     t->order[0] = o0; t->order[1] = o1; t->order[2] = o2;
+     t->tuple = tuple;
+     t->leaders = (INT *) MALLOC((items / 2 + 1) * sizeof(INT), PLANS);
+     t->cycles = 0;
+     memset(seen, 0, (size_t) items / 8 + 1);
+     for (x = 0; x < items; ++x) {
+	  if (seen[x / 8] & (1 << (x % 8)))
+	       continue;
+	  for (y = permutation_source(t, x); y != x; y = permutation_source(t, y))
+	       seen[y / 8] |= (unsigned char) (1 << (y % 8));
+	  if (permutation_source(t, x) != x)
+	       t->leaders[t->cycles++] = x;
+     }
+     X(ifree)(seen);
+}
+
+static void permute(const tuple_permutation *t, R *a)
+{
+     INT tuple = t->tuple, chunk = X(imin)(tuple, TUPLE_CHUNK), c, k;
+     R *saved;
+
+     if (t->cycles == 0)
+	  return;
+     saved = (R *) MALLOC(sizeof(R) * chunk, BUFFERS);
+     for (c = 0; c < tuple; c += chunk) {
+	  size_t bytes = sizeof(R) * (size_t) X(imin)(chunk, tuple - c);
+	  for (k = 0; k < t->cycles; ++k) {
+	       INT first = t->leaders[k], to = first, from;
+	       memcpy(saved, a + first * tuple + c, bytes);
+	       for (from = permutation_source(t, to); from != first;
+		    to = from, from = permutation_source(t, from))
+		    memcpy(a + to * tuple + c, a + from * tuple + c, bytes);
+	       memcpy(a + to * tuple + c, saved, bytes);
+	  }
+     }
+     X(ifree)(saved);
+}
+
+static void print_permutation(const tuple_permutation *t, const char *name,
+			      printer *p)
+{
+     p->print(p, "(%s-%Dx%Dx%D-%d%d%d-x%D)", name, t->n[0], t->n[1], t->n[2],
+	      t->order[0], t->order[1], t->order[2], t->tuple);
+}
+
+/* ---- The exchange ---------------------------------------------------- */
+
+static void check(const pipeline *pl, int rc)
+{
+     if (rc != MPI_SUCCESS) {
+	  /* the library has printed what went wrong; a plan cannot say so */
+	  char message[MPI_MAX_ERROR_STRING];
+	  int len;
+	  MPI_Error_string(rc, message, &len);
+	  fprintf(stderr, "fftw_mpi: pipelined in-place exchange failed: %s\n",
+		  message);
+	  MPI_Abort(pl->comm, rc);
+     }
+}
+
+static void advance(const pipeline *pl)
+{
+     int done;
+     check(pl, AIP_Plan_test(pl->exchange, &done));
+}
+
+/* One block of every exchange is rows / k x J x yc = rows x yc complex
+   numbers (J = k where there is an exchange back), in units of yc. */
+static int plan_exchange(pipeline *pl, MPI_Comm comm)
+{
+     MPI_Datatype unit;
+     AIP_Options options;
+     int rc;
+
+     MPI_Comm_dup(comm, &pl->comm);
+     MPI_Comm_set_errhandler(pl->comm, MPI_ERRORS_RETURN);
+     MPI_Type_contiguous((int) (2 * pl->yc), FFTW_MPI_TYPE, &unit);
+     MPI_Type_commit(&unit);
+     AIP_Options_init(&options);
+     options.algorithm = XM(pipelined_algorithm)(comm);
+     rc = AIP_Alltoall_init((int) (pl->rows / pl->chunks * pl->J), unit,
+			    pl->comm, &options, &pl->exchange);
+     MPI_Type_free(&unit);
+     if (rc != MPI_SUCCESS)
+	  MPI_Comm_free(&pl->comm);
+     return rc == MPI_SUCCESS;
+}
+
+/* ---- The pipeline ---------------------------------------------------- */
+
+int XM(pipeline_fits)(INT n0, INT rows, INT row_complex, INT J, INT chunks,
+		      int n_pes)
+{
+     return n_pes > 1 && n0 == rows * n_pes
+	  && rows % chunks == 0 && row_complex % (n_pes * J) == 0
+	  && rows / chunks * J <= INT_MAX
+	  && 2 * (row_complex / (n_pes * J)) <= INT_MAX;
+}
+
+INT XM(pipeline_pieces)(INT n, INT target)
+{
+     INT m;
+     for (m = X(imax)(target, 1); m < n && n % m; ++m)
+	  ;
+     return X(imin)(m, n);
+}
+
+INT XM(pipeline_stage1_tests)(INT rows, INT chunks, int n_pes)
+{
+     INT bc = rows / chunks;
+     return (n_pes - 1 + bc - 1) / bc;
+}
+
+int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
+		      INT n0, INT rows, INT row_complex, INT J, INT chunks,
+		      int back, INT pieces1, MPI_Comm comm)
+{
+     R *ri, *ii;
+     INT bc = rows / chunks, yc;
+     tensor *vec;
+
+     memset(pl, 0, sizeof *pl);
+     MPI_Comm_size(comm, &pl->n_pes);
+     pl->rows = rows;
+     pl->chunks = chunks;
+     pl->J = J;
+     pl->n0 = n0;
+     pl->back = back;
+     pl->sign = sign;
+     pl->yc = yc = row_complex / (pl->n_pes * J);
+     pl->comm = MPI_COMM_NULL;
+
+     X(extract_reim)(sign, data, &ri, &ii);
+     pl->pieces1 = pieces1;
+     /* a slice's stage 2 tests about once per step of the exchange */
+     pl->pieces2 = back ? XM(pipeline_pieces)(yc, X(imax)(pl->n_pes - 1, 2)) : 1;
+     vec = back ? X(mktensor_1d)(yc / pl->pieces2, 2, 2)
+	  : X(mktensor_2d)(J, 2 * n0 * yc, 2 * n0 * yc, yc, 2, 2);
+     pl->cld2 = X(mkplan_d)(plnr,
+			    X(mkproblem_dft_d)(X(mktensor_1d)(n0, 2 * yc, 2 * yc),
+					       vec, ri, ii, ri, ii));
+     if (XM(any_true)(!pl->cld2, comm) || !plan_exchange(pl, comm)) {
+	  X(plan_destroy_internal)(pl->cld2);
+	  pl->cld2 = 0;
+	  return 0;
+     }
+
+     /* [xc][s][j][t] -> [s][j][xc][t] within a chunk */
+     permutation_init(&pl->pre, bc, pl->n_pes, J, 1, 2, 0, 2 * yc);
+     /* [c][s][j][xc t] -> [j][s][c][xc t] */
+     permutation_init(&pl->mid, chunks, pl->n_pes, J, 2, 1, 0, 2 * bc * yc);
+     /* [j][s][row][t] -> [row][s][j][t] */
+     if (back)
+	  permutation_init(&pl->post, J, pl->n_pes, rows, 2, 1, 0, 2 * yc);
+     return 1;
+}
+
+void XM(pipeline_destroy)(pipeline *pl)
+{
+     X(ifree0)(pl->pre.leaders);
+     X(ifree0)(pl->mid.leaders);
+     X(ifree0)(pl->post.leaders);
+     if (pl->exchange)
+	  AIP_Plan_free(&pl->exchange); /* before comm, which carries it */
+     if (pl->comm != MPI_COMM_NULL)
+	  MPI_Comm_free(&pl->comm);
+     X(plan_destroy_internal)(pl->cld2);
+}
+
+void XM(pipeline_awake)(pipeline *pl, enum wakefulness wakefulness)
+{
+     X(plan_awake)(pl->cld2, wakefulness);
+}
+
+/* Stage 2 in place on the complex numbers at a: as planned, for data. */
+static void stage2(const pipeline *pl, R *a)
+{
+     plan_dft *cld2 = (plan_dft *) pl->cld2;
+     R *ri, *ii;
+     X(extract_reim)(pl->sign, a, &ri, &ii);
+     cld2->apply(pl->cld2, ri, ii, ri, ii);
+}
+
+void XM(pipeline_apply)(const pipeline *pl, const plan *owner,
+			pipeline_row_fn stage1, R *data)
+{
+     INT bc = pl->rows / pl->chunks, row = 2 * pl->n_pes * pl->J * pl->yc;
+     INT slice = 2 * pl->n0 * pl->yc, piece = 2 * (pl->yc / pl->pieces2);
+     INT c, r, j, q;
+
+     /* forward: chunk c travels while chunk c+1 goes through stage 1 */
+     for (c = 0; c < pl->chunks; ++c) {
+	  R *chunk = data + c * bc * row;
+	  for (r = 0; r < bc; ++r)
+	       for (q = 0; q < pl->pieces1; ++q) {
+		    stage1(owner, chunk + r * row, q);
+		    if (c > 0) advance(pl);
+	       }
+	  permute(&pl->pre, chunk);
+	  if (c > 0) check(pl, AIP_Plan_wait(pl->exchange));
+	  check(pl, AIP_Plan_start(pl->exchange, chunk));
+     }
+     check(pl, AIP_Plan_wait(pl->exchange));
+     permute(&pl->mid, data);
+
+     if (!pl->back) { /* TRANSPOSED_OUT: [j][x][t] is the output */
+	  stage2(pl, data);
+	  return;
+     }
+
+     /* back: slice j travels while slice j+1 goes through stage 2 */
+     for (j = 0; j < pl->J; ++j) {
+	  R *at = data + j * slice;
+	  for (q = 0; q < pl->pieces2; ++q) {
+	       stage2(pl, at + q * piece);
+	       if (j > 0) advance(pl);
+	  }
+	  if (j > 0) check(pl, AIP_Plan_wait(pl->exchange));
+	  check(pl, AIP_Plan_start(pl->exchange, at));
+     }
+     check(pl, AIP_Plan_wait(pl->exchange));
+     permute(&pl->post, data);
+}
+
+void XM(pipeline_print)(const pipeline *pl, printer *p)
+{
+     AIP_Algorithm runs = AIP_Plan_algorithm(pl->exchange);
+     p->print(p, "/k%D-%s-aux%D", pl->chunks, AIP_Algorithm_name(runs),
+	      (INT) AIP_Plan_bytes(pl->exchange));
+     print_permutation(&pl->pre, "pre", p);
+     print_permutation(&pl->mid, "mid", p);
+     p->print(p, "%(%p%)", pl->cld2);
+     if (pl->back)
+	  print_permutation(&pl->post, "post", p);
+}
+
+/* The reals moved, read and written: the same for every chunk count, so
+   that the estimate keeps PIPELINE_CHUNKS' order. */
+static void permutation_ops(const tuple_permutation *t, INT times, opcnt *ops)
+{
+     ops->other += times * 2 * t->n[0] * t->n[1] * t->n[2] * t->tuple;
+}
+
+void XM(pipeline_ops)(const pipeline *pl, opcnt *ops)
+{
+     X(ops_zero)(ops);
+     X(ops_madd2)(pl->back ? pl->J * pl->pieces2 : 1, &pl->cld2->ops, ops);
+     permutation_ops(&pl->pre, pl->chunks, ops);
+     permutation_ops(&pl->mid, 1, ops);
+     if (pl->back)
+	  permutation_ops(&pl->post, 1, ops);
+}
