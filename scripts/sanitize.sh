@@ -1,5 +1,5 @@
 #!/bin/sh
-# sanitize.sh [openmpi] [mpich] [--no-valgrind] - the library alone
+# sanitize.sh [openmpi] [mpich] [--no-valgrind] [--build-only] - the library alone
 # (--without-fftw) built with AddressSanitizer, LeakSanitizer and
 # UndefinedBehaviorSanitizer in build/sanitize-<mpi>/, its tests run there;
 # then one valgrind run of the patched FFTW's mpi-bench --verify
@@ -19,6 +19,8 @@
 #      tests that need neither FFTW nor much time or memory (below).
 # Each result is written as an automake result (tests/sanitize-*.trs beside
 # make check's own), so scripts/test.sh counts them all in its summary line.
+# --build-only: step 1 alone, no valgrind (scripts/test.sh builds the trees
+# in the background this way, and runs the rest after).
 # Exit status: 0 when everything passed.
 #
 # Left out of the sanitized run: memory.sh and general.sh's --memory (their
@@ -37,11 +39,13 @@ supp="$top/tests/sanitizers"
 
 mpis=""
 valgrind=yes
+build_only=no
 for arg in "$@"; do
     case "$arg" in
     openmpi|mpich) mpis="$mpis $arg" ;;
     --no-valgrind) valgrind=no ;;
-    *) echo "usage: $0 [openmpi] [mpich] [--no-valgrind]" >&2; exit 2 ;;
+    --build-only) build_only=yes valgrind=no ;;
+    *) echo "usage: $0 [openmpi] [mpich] [--no-valgrind] [--build-only]" >&2; exit 2 ;;
     esac
 done
 [ -n "$mpis" ] || mpis="openmpi mpich"
@@ -144,6 +148,7 @@ for mpi in $mpis; do
     fi
     record "$dir" build PASS "$buildlog"
     echo "=== sanitize $mpi: built in $(($(date +%s) - start)) s"
+    [ "$build_only" = no ] || continue
 
     echo "=== sanitize $mpi: canaries"
     canary "$dir" clean ok 'sanitizer options seen' "$ASAN_OPTIONS|$LSAN_OPTIONS|$UBSAN_OPTIONS"
