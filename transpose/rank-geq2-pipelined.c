@@ -15,8 +15,8 @@
  * test moves the exchange about one step on, so a chunk's computation is
  * cut into about as many pieces as the exchange has steps: the two passes
  * of each row's local transform in groups of lines and of columns
- * (stage 1), the columns of a slice (stage 2).  The
- * overlap of nonblocking all-to-all and 3D FFTs is Hoefler, Gottschling,
+ * (stage 1), the columns of a slice (stage 2).  The overlap of
+ * nonblocking all-to-all and 3D FFTs is Hoefler, Gottschling,
  * Lumsdaine and Rehm, "Optimizing a Conjugate Gradient Solver with
  * Non-Blocking Collective Operations" (2007) and Kandalla et al.,
  * "High-Performance and Scalable Non-Blocking All-to-All with
@@ -30,9 +30,10 @@
  * the second (transposed) dimension, itself J x yc.  With k chunks of
  * bc = rows / k rows:
  *
- *  forward   for each chunk c: stage 1 of its rows, in pieces; `pre` lays the chunk
- *            [xc][s][j][t] -> [s][j][xc][t], so that what goes to s is
- *            contiguous; its exchange starts once chunk c-1's is done.
+ *  forward   for each chunk c: stage 1 of its rows, in pieces; `pre`
+ *            lays the chunk [xc][s][j][t] -> [s][j][xc][t], so that
+ *            what goes to s is contiguous; its exchange starts once chunk
+ *            c-1's is done.
  *            What arrives from s in chunk c's place is its rows of that
  *            chunk: the array is [c][s][j][xc][t].
  *  mid       `mid` lays it [j][s][c][xc][t]: row x = s rows + c bc + xc
@@ -58,10 +59,12 @@
  * per pair instead of 2, and three passes of local permutation (pre, mid,
  * post) against FFTW's four local transposes.  The planner sees no
  * overlap in an estimate, so the solvers compete only under
- * MEASURE/PATIENT or when FFTW_MPI_INPLACE_ALGORITHM=NAME-pipelined forces
- * them.  They take the shapes whose exchanges are symmetric: n0, and the
- * second dimension for TRANSPOSED_OUT, divisible by the processes with
- * FFTW's default blocks; the rows by k; a row by processes x k.
+ * MEASURE/PATIENT across nodes, or when
+ * FFTW_MPI_INPLACE_ALGORITHM=NAME-pipelined forces them
+ * (transpose-inplace-choice.c).  They take the shapes whose exchanges
+ * are symmetric: n0, and the second dimension for TRANSPOSED_OUT,
+ * divisible by the processes with FFTW's default blocks; the rows by k; a
+ * row by processes x k.
  */
 
 #include "mpi-dft.h"
@@ -71,76 +74,15 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ---- In-place permutations of tuples -------------------------------
+/* ---- The permutations (tuple-cycles.c) ----------------------------- */
 
-   As transpose-inplace.c's transposes of long tuples: each cycle of the
-   permutation followed with one saved tuple (toms513's method), one
-   range of TUPLE_CHUNK reals of the tuples at a time, so that the buffer
-   is one range whatever the tuples. */
-
-#define TUPLE_CHUNK 65536 /* reals */
-
-/* The source position of the tuple that lands at position y. */
-static INT permutation_source(const tuple_permutation *t, INT y)
-{
-     INT index[3], x = 0;
-     int a;
-     for (a = t->m - 1; a >= 0; --a) {
-	  INT n = t->n[t->order[a]];
-	  index[t->order[a]] = y % n;
-	  y /= n;
-     }
-     for (a = 0; a < t->m; ++a)
-	  x = x * t->n[a] + index[a];
-     return x;
-}
-
-/* Plans the permutation of an n[0] x ... x n[m-1] array (m = 3) of
-   tuples: its cycles' leaders, fixed points left out. */
+/* [n0][n1][n2] -> the order o0, o1, o2 */
 static void permutation_init(tuple_permutation *t, INT n0, INT n1, INT n2,
 			     int o0, int o1, int o2, INT tuple)
 {
-     INT items = n0 * n1 * n2, x, y;
-     unsigned char *seen = (unsigned char *) MALLOC((size_t) items / 8 + 1, PLANS);
-
-     t->m = 3;
-     t->n[0] = n0; t->n[1] = n1; t->n[2] = n2;
-     t->order[0] = o0; t->order[1] = o1; t->order[2] = o2;
-     t->tuple = tuple;
-     t->leaders = (INT *) MALLOC((items / 2 + 1) * sizeof(INT), PLANS);
-     t->cycles = 0;
-     memset(seen, 0, (size_t) items / 8 + 1);
-     for (x = 0; x < items; ++x) {
-	  if (seen[x / 8] & (1 << (x % 8)))
-	       continue;
-	  for (y = permutation_source(t, x); y != x; y = permutation_source(t, y))
-	       seen[y / 8] |= (unsigned char) (1 << (y % 8));
-	  if (permutation_source(t, x) != x)
-	       t->leaders[t->cycles++] = x;
-     }
-     X(ifree)(seen);
-}
-
-static void permute(const tuple_permutation *t, R *a)
-{
-     INT tuple = t->tuple, chunk = X(imin)(tuple, TUPLE_CHUNK), c, k;
-     R *saved;
-
-     if (t->cycles == 0)
-	  return;
-     saved = (R *) MALLOC(sizeof(R) * chunk, BUFFERS);
-     for (c = 0; c < tuple; c += chunk) {
-	  size_t bytes = sizeof(R) * (size_t) X(imin)(chunk, tuple - c);
-	  for (k = 0; k < t->cycles; ++k) {
-	       INT first = t->leaders[k], to = first, from;
-	       memcpy(saved, a + first * tuple + c, bytes);
-	       for (from = permutation_source(t, to); from != first;
-		    to = from, from = permutation_source(t, from))
-		    memcpy(a + to * tuple + c, a + from * tuple + c, bytes);
-	       memcpy(a + to * tuple + c, saved, bytes);
-	  }
-     }
-     X(ifree)(saved);
+     const INT n[3] = { n0, n1, n2 };
+     const int order[3] = { o0, o1, o2 };
+     XM(tuple_permutation_init)(t, 3, n, order, tuple);
 }
 
 static void print_permutation(const tuple_permutation *t, const char *name,
@@ -218,9 +160,58 @@ INT XM(pipeline_stage1_tests)(INT rows, INT chunks, int n_pes)
      return (n_pes - 1 + bc - 1) / bc;
 }
 
+tensor *XM(pipeline_outer_dims)(const dtensor *sz, INT columns)
+{
+     int i;
+     tensor *t = X(mktensor)(sz->rnk - 2);
+     INT stride = 2 * columns;
+     for (i = sz->rnk - 3; i >= 0; --i) {
+	  t->dims[i].n = sz->dims[i+1].n;
+	  t->dims[i].is = t->dims[i].os = stride;
+	  stride *= sz->dims[i+1].n;
+     }
+     return t;
+}
+
+static void rows_destroy(const pipeline_rows *r)
+{
+     X(plan_destroy_internal)(r->columns);
+     X(plan_destroy_internal)(r->lines);
+     X(plan_destroy_internal)(r->whole);
+}
+
+pipeline_row_pass XM(pipeline_row_piece)(const pipeline_rows *r, INT piece,
+					 R **at, plan **cld)
+{
+     if (r->whole) {
+	  *cld = r->whole;
+	  return ROW_WHOLE;
+     }
+     if (piece < r->line_pieces) {
+	  *cld = r->lines;
+	  *at += piece * r->line_step;
+	  return ROW_LINES;
+     }
+     *cld = r->columns;
+     *at += (piece - r->line_pieces) * r->column_step;
+     return ROW_COLUMNS;
+}
+
+int XM(pipeline_preempts)(int (*takes)(const problem *p, INT chunks, INT *J),
+			  const problem *p, MPI_Comm comm)
+{
+     static const INT chunks[] = PIPELINE_CHUNKS;
+     INT J;
+     int i;
+     for (i = 0; i < (int) (sizeof chunks / sizeof *chunks); ++i)
+	  if (takes(p, chunks[i], &J))
+	       return XM(pipelined_forced)(comm); /* collective */
+     return 0;
+}
+
 int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
 		      INT n0, INT rows, INT row_complex, INT J, INT chunks,
-		      int back, INT pieces1, MPI_Comm comm)
+		      int back, const pipeline_rows *stage1, MPI_Comm comm)
 {
      R *ri, *ii;
      INT bc = rows / chunks, yc;
@@ -238,9 +229,9 @@ int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
      pl->comm = MPI_COMM_NULL;
 
      X(extract_reim)(sign, data, &ri, &ii);
-     pl->pieces1 = pieces1;
      /* a slice's stage 2 tests about once per step of the exchange */
-     pl->pieces2 = back ? XM(pipeline_pieces)(yc, X(imax)(pl->n_pes - 1, 2)) : 1;
+     pl->pieces2 = back
+	  ? XM(pipeline_pieces)(yc, X(imax)(pl->n_pes - 1, 2)) : 1;
      vec = back ? X(mktensor_1d)(yc / pl->pieces2, 2, 2)
 	  : X(mktensor_2d)(J, 2 * n0 * yc, 2 * n0 * yc, yc, 2, 2);
      pl->cld2 = X(mkplan_d)(plnr,
@@ -249,8 +240,10 @@ int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
      if (XM(any_true)(!pl->cld2, comm) || !plan_exchange(pl, comm)) {
 	  X(plan_destroy_internal)(pl->cld2);
 	  pl->cld2 = 0;
+	  rows_destroy(stage1);
 	  return 0;
      }
+     pl->stage1 = *stage1;
 
      /* [xc][s][j][t] -> [s][j][xc][t] within a chunk */
      permutation_init(&pl->pre, bc, pl->n_pes, J, 1, 2, 0, 2 * yc);
@@ -264,19 +257,23 @@ int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
 
 void XM(pipeline_destroy)(pipeline *pl)
 {
-     X(ifree0)(pl->pre.leaders);
-     X(ifree0)(pl->mid.leaders);
-     X(ifree0)(pl->post.leaders);
+     XM(tuple_permutation_free)(&pl->pre);
+     XM(tuple_permutation_free)(&pl->mid);
+     XM(tuple_permutation_free)(&pl->post);
      if (pl->exchange)
 	  AIP_Plan_free(&pl->exchange); /* before comm, which carries it */
      if (pl->comm != MPI_COMM_NULL)
 	  MPI_Comm_free(&pl->comm);
      X(plan_destroy_internal)(pl->cld2);
+     rows_destroy(&pl->stage1);
 }
 
 void XM(pipeline_awake)(pipeline *pl, enum wakefulness wakefulness)
 {
      X(plan_awake)(pl->cld2, wakefulness);
+     X(plan_awake)(pl->stage1.whole, wakefulness);
+     X(plan_awake)(pl->stage1.lines, wakefulness);
+     X(plan_awake)(pl->stage1.columns, wakefulness);
 }
 
 /* Stage 2 in place on the complex numbers at a: as planned, for data. */
@@ -293,22 +290,24 @@ void XM(pipeline_apply)(const pipeline *pl, const plan *owner,
 {
      INT bc = pl->rows / pl->chunks, row = 2 * pl->n_pes * pl->J * pl->yc;
      INT slice = 2 * pl->n0 * pl->yc, piece = 2 * (pl->yc / pl->pieces2);
+     INT pieces1 = pl->stage1.whole ? 1
+	  : pl->stage1.line_pieces + pl->stage1.column_pieces;
      INT c, r, j, q;
 
      /* forward: chunk c travels while chunk c+1 goes through stage 1 */
      for (c = 0; c < pl->chunks; ++c) {
 	  R *chunk = data + c * bc * row;
 	  for (r = 0; r < bc; ++r)
-	       for (q = 0; q < pl->pieces1; ++q) {
+	       for (q = 0; q < pieces1; ++q) {
 		    stage1(owner, chunk + r * row, q);
 		    if (c > 0) advance(pl);
 	       }
-	  permute(&pl->pre, chunk);
+	  XM(permute_tuples)(&pl->pre, chunk);
 	  if (c > 0) check(pl, AIP_Plan_wait(pl->exchange));
 	  check(pl, AIP_Plan_start(pl->exchange, chunk));
      }
      check(pl, AIP_Plan_wait(pl->exchange));
-     permute(&pl->mid, data);
+     XM(permute_tuples)(&pl->mid, data);
 
      if (!pl->back) { /* TRANSPOSED_OUT: [j][x][t] is the output */
 	  stage2(pl, data);
@@ -326,7 +325,7 @@ void XM(pipeline_apply)(const pipeline *pl, const plan *owner,
 	  check(pl, AIP_Plan_start(pl->exchange, at));
      }
      check(pl, AIP_Plan_wait(pl->exchange));
-     permute(&pl->post, data);
+     XM(permute_tuples)(&pl->post, data);
 }
 
 void XM(pipeline_print)(const pipeline *pl, printer *p)
@@ -339,18 +338,31 @@ void XM(pipeline_print)(const pipeline *pl, printer *p)
      p->print(p, "%(%p%)", pl->cld2);
      if (pl->back)
 	  print_permutation(&pl->post, "post", p);
+     if (pl->stage1.whole)
+	  p->print(p, "%(%p%)", pl->stage1.whole);
+     else
+	  p->print(p, "(lines/%D%(%p%))(columns/%D%(%p%))",
+		   pl->stage1.line_pieces, pl->stage1.lines,
+		   pl->stage1.column_pieces, pl->stage1.columns);
 }
 
 /* The reals moved, read and written: the same for every chunk count, so
    that the estimate keeps PIPELINE_CHUNKS' order. */
 static void permutation_ops(const tuple_permutation *t, INT times, opcnt *ops)
 {
-     ops->other += times * 2 * t->n[0] * t->n[1] * t->n[2] * t->tuple;
+     ops->other += times * 2 * XM(tuple_permutation_reals)(t);
 }
 
 void XM(pipeline_ops)(const pipeline *pl, opcnt *ops)
 {
+     const pipeline_rows *r = &pl->stage1;
      X(ops_zero)(ops);
+     if (r->whole)
+	  X(ops_madd2)(pl->rows, &r->whole->ops, ops);
+     else {
+	  X(ops_madd2)(pl->rows * r->line_pieces, &r->lines->ops, ops);
+	  X(ops_madd2)(pl->rows * r->column_pieces, &r->columns->ops, ops);
+     }
      X(ops_madd2)(pl->back ? pl->J * pl->pieces2 : 1, &pl->cld2->ops, ops);
      permutation_ops(&pl->pre, pl->chunks, ops);
      permutation_ops(&pl->mid, 1, ops);

@@ -9,6 +9,7 @@
 
 #include "ifftw-mpi.h"
 #include "alltoall_inplace.h"
+#include "tuple-cycles.h"
 
 /* ---- The choice (transpose-inplace-choice.c) ------------------------ */
 
@@ -28,16 +29,17 @@ AIP_Algorithm XM(pipelined_algorithm)(MPI_Comm comm);
 
 /* ---- The pipeline (rank-geq2-pipelined.c) --------------------------- */
 
-/* An in-place cycle-following permutation of an array of m <= 3
-   dimensions of tuples: dimension a of the result is dimension order[a]
-   of the source. */
+/* Stage 1 of one row, the solver's local transforms of its last rnk-1
+   dimensions: whole, or, where the exchange in flight wants many tests,
+   in two passes cut into pieces: the last dimension's transforms in
+   groups of lines, then the other dimensions' DFTs in groups of columns
+   (the complex numbers of a line). */
 typedef struct {
-     int m;
-     INT n[3];
-     int order[3];
-     INT tuple;          /* reals */
-     INT *leaders, cycles;
-} tuple_permutation;
+     plan *whole, *lines, *columns;
+     INT line_pieces, column_pieces, line_step, column_step; /* steps: reals */
+} pipeline_rows;
+
+typedef enum { ROW_WHOLE, ROW_LINES, ROW_COLUMNS } pipeline_row_pass;
 
 /* Every process holds rows x (n_pes x J x yc) complex numbers after the
    local transforms of stage 1; see rank-geq2-pipelined.c. */
@@ -46,43 +48,59 @@ typedef struct {
      int n_pes;
      int back;                   /* the exchange back to rows (flags 0) */
      int sign;                   /* of stage 2 */
+     pipeline_rows stage1;
      tuple_permutation pre;      /* within one chunk of rows */
      tuple_permutation mid;      /* chunk-major -> slice-major */
      tuple_permutation post;     /* slice-major -> rows (back only) */
-     INT pieces1;                /* stage 1 of one row, in pieces */
      INT pieces2;                /* stage 2 of one slice, in pieces */
      plan *cld2;                 /* stage 2: DFTs along n0 (one piece) */
      AIP_Plan exchange;          /* one block: rows / chunks x J x yc */
      MPI_Comm comm;
 } pipeline;
 
-/* Applies piece `piece` of stage 1 of the solver's plan (its local
-   transforms) to one row; the pipeline tests the exchange in flight after
-   each piece. */
+/* Applies a piece of stage 1 to one row (the solver's: it knows its
+   plans' kinds); the pipeline tests the exchange in flight after each. */
 typedef void (*pipeline_row_fn)(const plan *owner, R *row, INT piece);
+
+/* Which pass piece `piece` of a row's stage 1 is, its plan, and where in
+   the row it starts (*at moved there). */
+pipeline_row_pass XM(pipeline_row_piece)(const pipeline_rows *r, INT piece,
+					 R **at, plan **cld);
 
 /* Whether the pipeline takes this shape (the same on every process). */
 int XM(pipeline_fits)(INT n0, INT rows, INT row_complex, INT J, INT chunks,
 		      int n_pes);
-/* Plans stage 2 and the exchange (collective); 0 if anything failed, on
-   every process.  J = chunks for flags 0 (back = 1), the local rows of
-   the second dimension for TRANSPOSED_OUT; pieces1: of stage 1 of a row
-   (see XM(pipeline_stage1_tests)). */
-int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
-		      INT n0, INT rows, INT row_complex, INT J, INT chunks,
-		      int back, INT pieces1, MPI_Comm comm);
 /* How many tests stage 1 of one row should make: enough that a chunk's
    rows test about once per exchange step (n_pes - 1 of them for HSA),
-   since each test advances the exchange by about one step. */
+   since each test advances the exchange by about one step.  At most 1:
+   stage 1 whole. */
 INT XM(pipeline_stage1_tests)(INT rows, INT chunks, int n_pes);
 /* The smallest divisor of n not below target (n if none is). */
 INT XM(pipeline_pieces)(INT n, INT target);
+/* The dimensions of a row of sz but its last, strided as in the row,
+   whose last dimension (with vn) is `columns` complex numbers: the
+   columns pass. */
+tensor *XM(pipeline_outer_dims)(const dtensor *sz, INT columns);
+/* Plans stage 2 and the exchange (collective) and takes stage 1's plans;
+   0 if anything failed, on every process, and stage 1's plans destroyed.
+   J = chunks for flags 0 (back = 1), the local rows of the second
+   dimension for TRANSPOSED_OUT. */
+int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
+		      INT n0, INT rows, INT row_complex, INT J, INT chunks,
+		      int back, const pipeline_rows *stage1, MPI_Comm comm);
 void XM(pipeline_destroy)(pipeline *pl);
 void XM(pipeline_awake)(pipeline *pl, enum wakefulness wakefulness);
 void XM(pipeline_apply)(const pipeline *pl, const plan *owner,
 			pipeline_row_fn stage1, R *data);
+/* "/kK-ALGORITHM-auxBYTES(pre...)(mid...)(stage 2)(post...)(stage 1)" */
 void XM(pipeline_print)(const pipeline *pl, printer *p);
+/* Stage 1's and 2's operations for all rows, and the permutations'. */
 void XM(pipeline_ops)(const pipeline *pl, opcnt *ops);
+/* Whether some chunk count's pipeline takes p (takes: the solver's test,
+   which also gives J), and FFTW_MPI_INPLACE_ALGORITHM forces the
+   pipeline on comm (collective on comm's first call). */
+int XM(pipeline_preempts)(int (*takes)(const problem *p, INT chunks, INT *J),
+			  const problem *p, MPI_Comm comm);
 
 /* The chunk counts of the solver instances. */
 #define PIPELINE_CHUNKS { 4, 2, 8 } /* the estimate's order */

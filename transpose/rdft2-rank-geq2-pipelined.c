@@ -30,29 +30,20 @@ typedef struct {
 
 typedef struct {
      plan_mpi_rdft2 super;
-
-     /* stage 1 of one row: whole (cld1), or in pieces of two passes, the
-	last dimension's r2c transforms in groups of lines, then the other
-	dimensions' DFTs in groups of columns */
-     plan *cld1, *lines, *columns;
-     INT line_pieces, line_step, column_step;
      INT vn;
      pipeline pl;
 } P;
 
-/* Piece `piece` of stage 1 of one row. */
+/* Piece `piece` of stage 1 of one row: r2c (whole, lines) or DFTs
+   (columns), in place. */
 static void row(const plan *ego_, R *at, INT piece)
 {
      const P *ego = (const P *) ego_;
-     plan_dft *columns = (plan_dft *) ego->columns;
-     plan_rdft2 *r2c = (plan_rdft2 *) (ego->cld1 ? ego->cld1 : ego->lines);
-     if (!ego->cld1 && piece >= ego->line_pieces) {
-	  at += (piece - ego->line_pieces) * ego->column_step;
-	  columns->apply(ego->columns, at, at + 1, at, at + 1);
-	  return;
-     }
-     at += piece * ego->line_step;
-     r2c->apply((plan *) r2c, at, at + ego->vn, at, at + 1);
+     plan *cld;
+     if (XM(pipeline_row_piece)(&ego->pl.stage1, piece, &at, &cld) == ROW_COLUMNS)
+	  ((plan_dft *) cld)->apply(cld, at, at + 1, at, at + 1);
+     else
+	  ((plan_rdft2 *) cld)->apply(cld, at, at + ego->vn, at, at + 1);
 }
 
 static void apply(const plan *ego_, R *I, R *O)
@@ -87,8 +78,9 @@ static INT row_complex(const problem_mpi_rdft2 *p)
 
 /* Whether the pipeline of `chunks` takes p, and its J: the chunks for
    flags 0, the local rows of the second dimension for TRANSPOSED_OUT. */
-static int takes(const problem_mpi_rdft2 *p, INT chunks, INT *J)
+static int takes(const problem *p_, INT chunks, INT *J)
 {
+     const problem_mpi_rdft2 *p = (const problem_mpi_rdft2 *) p_;
      const ddim *d = p->sz->dims;
      INT n0, rows, n1, b1;
      int n_pes;
@@ -121,68 +113,33 @@ static int applicable(const S *ego, const problem *p_, const planner *plnr,
 		      INT *J)
 {
      const problem_mpi_rdft2 *p = (const problem_mpi_rdft2 *) p_;
-     return (takes(p, ego->chunks, J)
+     return (takes(p_, ego->chunks, J)
 	     && XM(pipelined_allowed)(p->comm, plnr) /* collective */
 	     && (!NO_SLOWP(plnr) /* slow if rdft2-serial is applicable */
 		 || !XM(rdft2_serial_applicable)(p)));
 }
 
-int XM(rdft2_pipelined_preempts)(const problem *p_, const planner *plnr)
+int XM(rdft2_pipelined_preempts)(const problem *p, const planner *plnr)
 {
-     const problem_mpi_rdft2 *p = (const problem_mpi_rdft2 *) p_;
-     static const INT chunks[] = PIPELINE_CHUNKS;
-     INT J;
-     int i;
      UNUSED(plnr);
-     for (i = 0; i < (int) (sizeof chunks / sizeof *chunks); ++i)
-	  if (takes(p, chunks[i], &J))
-	       return XM(pipelined_forced)(p->comm); /* collective */
-     return 0;
+     return XM(pipeline_preempts)(takes, p, ((const problem_mpi_rdft2 *) p)->comm);
 }
 
 static void awake(plan *ego_, enum wakefulness wakefulness)
 {
-     P *ego = (P *) ego_;
-     X(plan_awake)(ego->cld1, wakefulness);
-     X(plan_awake)(ego->lines, wakefulness);
-     X(plan_awake)(ego->columns, wakefulness);
-     XM(pipeline_awake)(&ego->pl, wakefulness);
+     XM(pipeline_awake)(&((P *) ego_)->pl, wakefulness);
 }
 
 static void destroy(plan *ego_)
 {
-     P *ego = (P *) ego_;
-     XM(pipeline_destroy)(&ego->pl);
-     X(plan_destroy_internal)(ego->columns);
-     X(plan_destroy_internal)(ego->lines);
-     X(plan_destroy_internal)(ego->cld1);
+     XM(pipeline_destroy)(&((P *) ego_)->pl);
 }
 
 static void print(const plan *ego_, printer *p)
 {
-     const P *ego = (const P *) ego_;
      p->print(p, "(mpi-rdft2-rank-geq2-pipelined");
-     XM(pipeline_print)(&ego->pl, p);
-     if (ego->cld1)
-	  p->print(p, "%(%p%))", ego->cld1);
-     else
-	  p->print(p, "(lines/%D%(%p%))(columns/%D%(%p%)))", ego->line_pieces,
-		   ego->lines, ego->pl.pieces1 - ego->line_pieces, ego->columns);
-}
-
-/* The dimensions of a row but its last, strided as in the row, whose
-   last dimension with vn is `columns` complex numbers. */
-static tensor *outer_dims(const problem_mpi_rdft2 *p, INT columns)
-{
-     int rnk = p->sz->rnk, i;
-     tensor *sz = X(mktensor)(rnk - 2);
-     INT stride = 2 * columns;
-     for (i = rnk - 3; i >= 0; --i) {
-	  sz->dims[i].n = p->sz->dims[i+1].n;
-	  sz->dims[i].is = sz->dims[i].os = stride;
-	  stride *= p->sz->dims[i+1].n;
-     }
-     return sz;
+     XM(pipeline_print)(&((const P *) ego_)->pl, p);
+     p->print(p, ")");
 }
 
 static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
@@ -190,10 +147,10 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      const S *ego = (const S *) ego_;
      const problem_mpi_rdft2 *p = (const problem_mpi_rdft2 *) p_;
      P *pln;
-     plan *cld1 = 0, *lines = 0, *columns = 0;
      pipeline pl;
+     pipeline_rows rows = { 0, 0, 0, 0, 0, 0, 0 };
      tensor *sz;
-     INT J, rows, tests, last, C, L = 1, line_pieces = 0, column_pieces = 0;
+     INT J, b, tests, last, C, L = 1;
      int i, n_pes, rnk = p->sz->rnk;
      R *I = p->I;
      static const plan_adt padt = {
@@ -204,13 +161,13 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
           return (plan *) 0;
 
      MPI_Comm_size(p->comm, &n_pes);
-     rows = p->sz->dims[0].n / n_pes;
+     b = p->sz->dims[0].n / n_pes;
      last = p->sz->dims[rnk - 1].n;
      C = (last / 2 + 1) * p->vn; /* complex numbers per line */
      for (i = 1; i < rnk - 1; ++i)
 	  L *= p->sz->dims[i].n;
 
-     tests = XM(pipeline_stage1_tests)(rows, ego->chunks, n_pes);
+     tests = XM(pipeline_stage1_tests)(b, ego->chunks, n_pes);
      if (rnk == 2 || tests <= 1) {
 	  /* one row whole: the last rnk-1 dimensions, with vn, strided as
 	     rdft2-rank-geq2's: the complex ones, the last cut to n/2+1 */
@@ -223,56 +180,44 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 	       sz->dims[i].is = sz->dims[i].os = sz->dims[i+1].n * sz->dims[i+1].is;
 	  }
 	  sz->dims[rnk - 2].n = last;
-	  cld1 = X(mkplan_d)(plnr,
-			     X(mkproblem_rdft2_d)(sz, X(mktensor_1d)(p->vn, 1, 2),
-						  I, I + p->vn, I, I + 1, R2HC));
-	  if (XM(any_true)(!cld1, p->comm)) goto nada;
+	  rows.whole = X(mkplan_d)(plnr,
+				   X(mkproblem_rdft2_d)(sz, X(mktensor_1d)(p->vn, 1, 2),
+							I, I + p->vn, I, I + 1, R2HC));
+	  if (XM(any_true)(!rows.whole, p->comm)) goto nada;
      } else {
 	  /* the L lines of the last dimension, then the C columns */
-	  line_pieces = XM(pipeline_pieces)(L, (tests + 1) / 2);
-	  column_pieces = XM(pipeline_pieces)(C, (tests + 1) / 2);
-	  lines = X(mkplan_d)(plnr,
-			      X(mkproblem_rdft2_d)(X(mktensor_1d)(last, 2 * p->vn, 2 * p->vn),
-						   X(mktensor_2d)(L / line_pieces, 2 * C, 2 * C,
-								  p->vn, 1, 2),
-						   I, I + p->vn, I, I + 1, R2HC));
-	  if (XM(any_true)(!lines, p->comm)) goto nada;
-	  columns = X(mkplan_d)(plnr,
-				X(mkproblem_dft_d)(outer_dims(p, C),
-						   X(mktensor_1d)(C / column_pieces, 2, 2),
-						   I, I + 1, I, I + 1));
-	  if (XM(any_true)(!columns, p->comm)) goto nada;
+	  rows.line_pieces = XM(pipeline_pieces)(L, (tests + 1) / 2);
+	  rows.column_pieces = XM(pipeline_pieces)(C, (tests + 1) / 2);
+	  rows.line_step = 2 * C * (L / rows.line_pieces);
+	  rows.column_step = 2 * (C / rows.column_pieces);
+	  rows.lines = X(mkplan_d)(plnr,
+				   X(mkproblem_rdft2_d)(X(mktensor_1d)(last, 2 * p->vn, 2 * p->vn),
+							X(mktensor_2d)(L / rows.line_pieces,
+								       2 * C, 2 * C, p->vn, 1, 2),
+							I, I + p->vn, I, I + 1, R2HC));
+	  if (XM(any_true)(!rows.lines, p->comm)) goto nada;
+	  rows.columns = X(mkplan_d)(plnr,
+				     X(mkproblem_dft_d)(XM(pipeline_outer_dims)(p->sz, C),
+							X(mktensor_1d)(C / rows.column_pieces, 2, 2),
+							I, I + 1, I, I + 1));
+	  if (XM(any_true)(!rows.columns, p->comm)) goto nada;
      }
 
-     if (!XM(pipeline_init)(&pl, plnr, I, FFT_SIGN, p->sz->dims[0].n, rows,
-			    L * C, J, ego->chunks, p->flags == 0,
-			    cld1 ? 1 : line_pieces + column_pieces, p->comm))
-	  goto nada; /* on every process */
+     if (!XM(pipeline_init)(&pl, plnr, I, FFT_SIGN, p->sz->dims[0].n, b,
+			    L * C, J, ego->chunks, p->flags == 0, &rows, p->comm))
+	  return (plan *) 0; /* on every process; rows destroyed */
 
      pln = MKPLAN_MPI_RDFT2(P, &padt, apply);
-     pln->cld1 = cld1;
-     pln->lines = lines;
-     pln->columns = columns;
-     pln->line_pieces = line_pieces;
-     pln->line_step = line_pieces ? 2 * C * (L / line_pieces) : 0;
-     pln->column_step = column_pieces ? 2 * (C / column_pieces) : 0;
      pln->vn = p->vn;
      pln->pl = pl;
-
      XM(pipeline_ops)(&pl, &pln->super.super.ops);
-     if (cld1)
-	  X(ops_madd2)(rows, &cld1->ops, &pln->super.super.ops);
-     else {
-	  X(ops_madd2)(rows * line_pieces, &lines->ops, &pln->super.super.ops);
-	  X(ops_madd2)(rows * column_pieces, &columns->ops, &pln->super.super.ops);
-     }
      pln->super.super.ops.other += ego->preference;
      return &(pln->super.super);
 
  nada:
-     X(plan_destroy_internal)(columns);
-     X(plan_destroy_internal)(lines);
-     X(plan_destroy_internal)(cld1);
+     X(plan_destroy_internal)(rows.columns);
+     X(plan_destroy_internal)(rows.lines);
+     X(plan_destroy_internal)(rows.whole);
      return (plan *) 0;
 }
 

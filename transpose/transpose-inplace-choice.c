@@ -119,7 +119,7 @@ static int local_choice(MPI_Comm comm)
 		    snprintf(names + strlen(names), sizeof names - strlen(names),
 			     "%s, ", AIP_Algorithm_name(algorithm));
 	  fprintf(stderr, "fftw_mpi: %s='%s' is not one of %sauto, off, "
-		  "or one of those but general and off followed by %s; "
+		  "nor NAME%s for a NAME of those but general and off; "
 		  "ignored\n", ENV_ALGORITHM, value, names, PIPELINED_SUFFIX);
      }
      warned = 1;

@@ -68,7 +68,7 @@
  * tuples of block x vn reals -> bt x nx/block, FFTW picks toms513, which
  * buffers two tuples: 8 MiB per process for 1024^3 on 2 processes.  Where
  * two tuples exceed FFTW's 64k reals, this file does those transposes
- * itself (transpose_tuples): the same cycles as toms513, followed chunk by
+ * itself (tuple-cycles.c): the same cycles as toms513, followed chunk by
  * chunk of the tuples in a buffer of 64k reals whatever the size.
  * Where only one side is locally transposed (TRANSPOSED_OUT or
  * TRANSPOSED_IN alone, as the bigvec layouts DISCONTIG and, with
@@ -97,6 +97,7 @@
 #include <string.h>
 
 #include "alltoall_inplace.h"
+#include "tuple-cycles.h"
 
 typedef struct {
      solver super;
@@ -105,20 +106,13 @@ typedef struct {
      int preference; /* 1, 2, ...: its place in the library's table */
 } S;
 
-/* rows x cols tuples of tuple reals -> cols x rows, and one item of each
-   of its cycles (leaders) */
-typedef struct {
-     INT rows, cols, tuple;
-     INT *leaders, cycles;
-} tuple_transpose;
-
 /* rows x segments of reals, row-major, every segment `width` reals but
    the last, `last` <= width, and the same rows segment-major: all rows'
    first segments, then all rows' second ones, ... */
 typedef struct {
      INT rows, segments, width, last;
      int to_rows; /* 0: row-major -> segment-major, 1: back */
-     tuple_transpose cycles; /* of the segments cut to `last` reals */
+     tuple_permutation cycles; /* of the segments cut to `last` reals */
      R *spare; /* the reals put aside, held by the plan (0 if none) */
 } segment_move;
 
@@ -130,7 +124,7 @@ typedef struct {
 
      /* the local transposes of long tuples, when done here (tuple != 0;
 	then pre replaces cld1, post replaces cld2, cld2rest and cld3) */
-     tuple_transpose pre, post;
+     tuple_permutation pre, post;
 
      /* where one side is locally transposed, the moves of whole blocks
 	that replace those transposes (segments != 0): before the exchange
@@ -160,16 +154,9 @@ static void exchange(const P *ego, R *buf)
 
 /* ---- Local transposes of long tuples --------------------------------
 
-   A rows x cols matrix of tuples, row-major, transposed to cols x rows:
-   the tuple at item s * cols + t belongs at t * rows + s, so the one that
-   belongs at y comes from source(y) = (y mod rows) * cols + y / rows.
-   Following each cycle of that permutation with one saved tuple is
-   toms513's method; the permutation is the same for every column range of
-   the tuples, so it is followed one range of TUPLE_CHUNK reals at a time:
-   the buffer is one range, every real is still read and written once, and
-   each move copies a contiguous range. */
-
-#define TUPLE_CHUNK 65536 /* reals: the buffer FFTW lets any transpose take */
+   A rows x cols matrix of tuples, row-major, transposed to cols x rows by
+   following its cycles one range of TUPLE_CHUNK reals at a time
+   (tuple-cycles.c). */
 
 /* Whether FFTW's toms513 would buffer more than TUPLE_CHUNK reals. */
 static int long_tuples(INT tuple)
@@ -177,70 +164,16 @@ static int long_tuples(INT tuple)
      return 2 * tuple > TUPLE_CHUNK;
 }
 
-static INT source(INT y, INT rows, INT cols)
+static void print_tuple_transpose(const tuple_permutation *t, printer *p)
 {
-     return (y % rows) * cols + y / rows;
-}
-
-/* Plans the transpose: its cycles' leaders, fixed points left out.
-   Planning-time memory: one INT per cycle and one bit per tuple, not per
-   real. */
-static void tuple_transpose_init(tuple_transpose *t, INT rows, INT cols,
-				 INT tuple)
-{
-     INT n = rows * cols, x, y;
-     unsigned char *seen = (unsigned char *) MALLOC((size_t) n / 8 + 1, PLANS);
-
-     t->rows = rows;
-     t->cols = cols;
-     t->tuple = tuple;
-     t->leaders = (INT *) MALLOC((n / 2 + 1) * sizeof(INT), PLANS);
-     t->cycles = 0;
-     memset(seen, 0, (size_t) n / 8 + 1);
-     for (x = 0; x < n; ++x) {
-	  if (seen[x / 8] & (1 << (x % 8)))
-	       continue;
-	  for (y = source(x, rows, cols); y != x; y = source(y, rows, cols))
-	       seen[y / 8] |= (unsigned char) (1 << (y % 8));
-	  if (source(x, rows, cols) != x)
-	       t->leaders[t->cycles++] = x;
-     }
-     X(ifree)(seen);
-}
-
-static void transpose_tuples(const tuple_transpose *t, R *a)
-{
-     INT tuple = t->tuple, rows = t->rows, cols = t->cols;
-     INT chunk = X(imin)(tuple, TUPLE_CHUNK), c, k;
-     R *saved;
-
-     if (t->cycles == 0)
-	  return;
-     saved = (R *) MALLOC(sizeof(R) * chunk, BUFFERS);
-     for (c = 0; c < tuple; c += chunk) {
-	  size_t bytes = sizeof(R) * (size_t) X(imin)(chunk, tuple - c);
-	  for (k = 0; k < t->cycles; ++k) {
-	       INT first = t->leaders[k], to = first, from;
-	       memcpy(saved, a + first * tuple + c, bytes);
-	       for (from = source(to, rows, cols); from != first;
-		    to = from, from = source(from, rows, cols))
-		    memcpy(a + to * tuple + c, a + from * tuple + c, bytes);
-	       memcpy(a + to * tuple + c, saved, bytes);
-	  }
-     }
-     X(ifree)(saved);
-}
-
-static void print_tuple_transpose(const tuple_transpose *t, printer *p)
-{
-     p->print(p, "%((transpose-cycles-%Dx%D-x%D/%D)%)", t->rows, t->cols,
+     p->print(p, "%((transpose-cycles-%Dx%D-x%D/%D)%)", t->n[0], t->n[1],
 	      t->tuple, X(imin)(t->tuple, TUPLE_CHUNK));
 }
 
 /* What FFTW counts for toms513: the same moves. */
-static void tuple_transpose_ops(const tuple_transpose *t, opcnt *ops)
+static void tuple_transpose_ops(const tuple_permutation *t, opcnt *ops)
 {
-     ops->other += 2 * t->rows * t->cols * (t->tuple + 30);
+     ops->other += 2 * t->n[0] * t->n[1] * (t->tuple + 30);
 }
 
 /* ---- Blocks of rows, where one side is locally transposed -------------
@@ -292,9 +225,9 @@ static void segment_move_init(segment_move *m, INT rows, INT segments,
      m->last = last;
      m->to_rows = to_rows;
      if (to_rows)
-	  tuple_transpose_init(&m->cycles, segments, rows, last);
+	  XM(tuple_transpose_init)(&m->cycles, segments, rows, last);
      else
-	  tuple_transpose_init(&m->cycles, rows, segments, last);
+	  XM(tuple_transpose_init)(&m->cycles, rows, segments, last);
      m->spare = width == last ? 0
 	  : (R *) MALLOC(sizeof(R) * (size_t) X(imax)(segment_spare(rows, segments,
 								   width, last), 1),
@@ -324,7 +257,7 @@ static void move_segments(const segment_move *m, R *a)
 	       memmove(a + k * r, at, sizeof(R) * (size_t) r);
 	  }
      }
-     transpose_tuples(&m->cycles, a);
+     XM(permute_tuples)(&m->cycles, a);
      if (e > 0) { /* spread them to their sizes, in target order, back to front */
 	  for (k = n - 1; k >= 0; --k) {
 	       INT i = m->to_rows ? k / q : k % rows, j = m->to_rows ? k % q : k / rows;
@@ -362,7 +295,7 @@ static void apply(const plan *ego_, R *I, R *O)
      if (ego->to_blocks.segments)
 	  move_segments(&ego->to_blocks, I);
      else if (ego->pre.tuple)
-	  transpose_tuples(&ego->pre, I);
+	  XM(permute_tuples)(&ego->pre, I);
      else if (ego->cld1) {
 	  cld = (plan_rdft *) ego->cld1;
 	  cld->apply(ego->cld1, I, I);
@@ -379,7 +312,7 @@ static void apply(const plan *ego_, R *I, R *O)
 	  return;
      }
      if (ego->post.tuple) {
-	  transpose_tuples(&ego->post, I);
+	  XM(permute_tuples)(&ego->post, I);
 	  return;
      }
      cld = (plan_rdft *) ego->cld2;
@@ -636,9 +569,9 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      pln->pre.tuple = pln->post.tuple = 0;
      pln->pre.leaders = pln->post.leaders = 0;
      if (pre_here)
-	  tuple_transpose_init(&pln->pre, b, p->ny, vn);
+	  XM(tuple_transpose_init)(&pln->pre, b, p->ny, vn);
      if (post_here)
-	  tuple_transpose_init(&pln->post, p->nx / p->block,
+	  XM(tuple_transpose_init)(&pln->post, p->nx / p->block,
 			       XM(block)(p->ny, p->tblock, my_pe), p->block * vn);
      pln->to_blocks.segments = pln->to_rows.segments = 0;
      pln->to_blocks.cycles.leaders = pln->to_rows.cycles.leaders = 0;

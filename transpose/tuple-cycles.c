@@ -1,0 +1,111 @@
+/*
+ * tuple-cycles.c - in-place permutations of arrays of tuples
+ * (tuple-cycles.h).
+ *
+ * The tuple that lands at position y of the permuted array comes from
+ * source(y): y's index in the permuted order, read back in the source
+ * order (for a rows x cols transpose, (y mod rows) * cols + y / rows).
+ * Following each cycle of that map with one saved tuple is toms513's
+ * method; the map is the same for every range of the tuples' reals, so it
+ * is followed one range of TUPLE_CHUNK reals at a time: the buffer is one
+ * range whatever the tuples, every real is still read and written once,
+ * and each move copies a contiguous range.
+ */
+
+#include "tuple-cycles.h"
+#include <string.h>
+
+/* The source position of the tuple that lands at position y. */
+static INT source(const tuple_permutation *t, INT y)
+{
+     INT index[3], x = 0;
+     int a;
+     for (a = t->m - 1; a >= 0; --a) {
+	  INT n = t->n[t->order[a]];
+	  index[t->order[a]] = y % n;
+	  y /= n;
+     }
+     for (a = 0; a < t->m; ++a)
+	  x = x * t->n[a] + index[a];
+     return x;
+}
+
+static INT items(const tuple_permutation *t)
+{
+     INT n = 1;
+     int a;
+     for (a = 0; a < t->m; ++a)
+	  n *= t->n[a];
+     return n;
+}
+
+void XM(tuple_permutation_init)(tuple_permutation *t, int m, const INT n[],
+				const int order[], INT tuple)
+{
+     INT count, x, y;
+     unsigned char *seen;
+     int a;
+
+     A(m >= 1 && m <= 3);
+     t->m = m;
+     for (a = 0; a < m; ++a) {
+	  t->n[a] = n[a];
+	  t->order[a] = order[a];
+     }
+     t->tuple = tuple;
+     count = items(t);
+     seen = (unsigned char *) MALLOC((size_t) count / 8 + 1, PLANS);
+     t->leaders = (INT *) MALLOC((count / 2 + 1) * sizeof(INT), PLANS);
+     t->cycles = 0;
+     memset(seen, 0, (size_t) count / 8 + 1);
+     for (x = 0; x < count; ++x) {
+	  if (seen[x / 8] & (1 << (x % 8)))
+	       continue;
+	  for (y = source(t, x); y != x; y = source(t, y))
+	       seen[y / 8] |= (unsigned char) (1 << (y % 8));
+	  if (source(t, x) != x)
+	       t->leaders[t->cycles++] = x;
+     }
+     X(ifree)(seen);
+}
+
+void XM(tuple_transpose_init)(tuple_permutation *t, INT rows, INT cols,
+			      INT tuple)
+{
+     const INT n[2] = { rows, cols };
+     static const int order[2] = { 1, 0 };
+     XM(tuple_permutation_init)(t, 2, n, order, tuple);
+}
+
+void XM(tuple_permutation_free)(tuple_permutation *t)
+{
+     X(ifree0)(t->leaders);
+     t->leaders = 0;
+}
+
+void XM(permute_tuples)(const tuple_permutation *t, R *a)
+{
+     INT tuple = t->tuple, chunk = X(imin)(tuple, TUPLE_CHUNK), c, k;
+     R *saved;
+
+     if (t->cycles == 0)
+	  return;
+     saved = (R *) MALLOC(sizeof(R) * chunk, BUFFERS);
+     for (c = 0; c < tuple; c += chunk) {
+	  size_t bytes = sizeof(R) * (size_t) X(imin)(chunk, tuple - c);
+	  for (k = 0; k < t->cycles; ++k) {
+	       INT first = t->leaders[k], to = first, from;
+	       memcpy(saved, a + first * tuple + c, bytes);
+	       for (from = source(t, to); from != first;
+		    to = from, from = source(t, from))
+		    memcpy(a + to * tuple + c, a + from * tuple + c, bytes);
+	       memcpy(a + to * tuple + c, saved, bytes);
+	  }
+     }
+     X(ifree)(saved);
+}
+
+INT XM(tuple_permutation_reals)(const tuple_permutation *t)
+{
+     return items(t) * t->tuple;
+}

@@ -1,0 +1,38 @@
+/*
+ * tuple-cycles.h - in-place permutations of arrays of tuples (reals), by
+ * following each cycle of the permutation with one saved range (toms513's
+ * method), for the local transposes of transpose-inplace.c and the
+ * permutations of rank-geq2-pipelined.c.
+ */
+#ifndef TUPLE_CYCLES_H
+#define TUPLE_CYCLES_H
+
+#include "ifftw-mpi.h"
+
+#define TUPLE_CHUNK 65536 /* reals: the buffer FFTW lets any transpose take */
+
+/* An n[0] x ... x n[m-1] array of tuples (m <= 3, row-major) laid out with
+   its dimensions in the order order[0], ..., order[m-1], and one item of
+   each cycle of that permutation (fixed points left out). */
+typedef struct {
+     int m;
+     INT n[3];
+     int order[3];
+     INT tuple;          /* reals */
+     INT *leaders, cycles;
+} tuple_permutation;
+
+/* Plans the permutation: one INT per cycle and one bit per tuple, not per
+   real, at planning time. */
+void XM(tuple_permutation_init)(tuple_permutation *t, int m, const INT n[],
+				const int order[], INT tuple);
+/* rows x cols tuples -> cols x rows. */
+void XM(tuple_transpose_init)(tuple_permutation *t, INT rows, INT cols,
+			      INT tuple);
+void XM(tuple_permutation_free)(tuple_permutation *t);
+/* Applies it in place, TUPLE_CHUNK reals of the tuples at a time. */
+void XM(permute_tuples)(const tuple_permutation *t, R *a);
+/* The tuples moved times their reals (each read and written once). */
+INT XM(tuple_permutation_reals)(const tuple_permutation *t);
+
+#endif
