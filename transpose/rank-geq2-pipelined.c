@@ -353,10 +353,11 @@ static void permutation_ops(const tuple_permutation *t, INT times, opcnt *ops)
      ops->other += times * 2 * XM(tuple_permutation_reals)(t);
 }
 
-void XM(pipeline_ops)(const pipeline *pl, opcnt *ops)
+void XM(pipeline_ops)(const pipeline *pl, int preference, opcnt *ops)
 {
      const pipeline_rows *r = &pl->stage1;
      X(ops_zero)(ops);
+     ops->other += preference * 2 * pl->rows * 2 * pl->n_pes * pl->J * pl->yc;
      if (r->whole)
 	  X(ops_madd2)(pl->rows, &r->whole->ops, ops);
      else {

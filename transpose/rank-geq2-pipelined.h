@@ -94,8 +94,12 @@ void XM(pipeline_apply)(const pipeline *pl, const plan *owner,
 			pipeline_row_fn stage1, R *data);
 /* "/kK-ALGORITHM-auxBYTES(pre...)(mid...)(stage 2)(post...)(stage 1)" */
 void XM(pipeline_print)(const pipeline *pl, printer *p);
-/* Stage 1's and 2's operations for all rows, and the permutations'. */
-void XM(pipeline_ops)(const pipeline *pl, opcnt *ops);
+/* Stage 1's and 2's operations for all rows, and the permutations', plus
+   a pass over the local array per place of the instance's chunk count in
+   PIPELINE_CHUNKS (preference 0, 1, ...): the estimate, which sees no
+   overlap, then picks the chunk counts in that order, not by the few
+   operations their pieces differ by. */
+void XM(pipeline_ops)(const pipeline *pl, int preference, opcnt *ops);
 /* Whether some chunk count's pipeline takes p (takes: the solver's test,
    which also gives J), and FFTW_MPI_INPLACE_ALGORITHM forces the
    pipeline on comm (collective on comm's first call). */
@@ -103,7 +107,7 @@ int XM(pipeline_preempts)(int (*takes)(const problem *p, INT chunks, INT *J),
 			  const problem *p, MPI_Comm comm);
 
 /* The chunk counts of the solver instances. */
-#define PIPELINE_CHUNKS { 4, 2, 8 } /* the estimate's order */
+#define PIPELINE_CHUNKS { 4, 2, 8 } /* the estimate's order (pipeline_ops) */
 
 /* Whether the pipelined solvers take these problems and are forced: the
    rank-geq2 solvers of FFTW then give way (fftw-patches/0005). */

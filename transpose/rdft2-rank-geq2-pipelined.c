@@ -210,8 +210,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      pln = MKPLAN_MPI_RDFT2(P, &padt, apply);
      pln->vn = p->vn;
      pln->pl = pl;
-     XM(pipeline_ops)(&pl, &pln->super.super.ops);
-     pln->super.super.ops.other += ego->preference;
+     XM(pipeline_ops)(&pl, ego->preference, &pln->super.super.ops);
      return &(pln->super.super);
 
  nada:
