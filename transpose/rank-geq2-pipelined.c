@@ -333,17 +333,17 @@ void XM(pipeline_print)(const pipeline *pl, printer *p)
      AIP_Algorithm runs = AIP_Plan_algorithm(pl->exchange);
      p->print(p, "/k%D-%s-aux%D", pl->chunks, AIP_Algorithm_name(runs),
 	      (INT) AIP_Plan_bytes(pl->exchange));
-     print_permutation(&pl->pre, "pre", p);
-     print_permutation(&pl->mid, "mid", p);
-     p->print(p, "%(%p%)", pl->cld2);
-     if (pl->back)
-	  print_permutation(&pl->post, "post", p);
      if (pl->stage1.whole)
 	  p->print(p, "%(%p%)", pl->stage1.whole);
      else
 	  p->print(p, "(lines/%D%(%p%))(columns/%D%(%p%))",
 		   pl->stage1.line_pieces, pl->stage1.lines,
 		   pl->stage1.column_pieces, pl->stage1.columns);
+     print_permutation(&pl->pre, "pre", p);
+     print_permutation(&pl->mid, "mid", p);
+     p->print(p, "%(%p%)", pl->cld2);
+     if (pl->back)
+	  print_permutation(&pl->post, "post", p);
 }
 
 /* The reals moved, read and written: the same for every chunk count, so

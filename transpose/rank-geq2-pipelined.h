@@ -92,7 +92,8 @@ void XM(pipeline_destroy)(pipeline *pl);
 void XM(pipeline_awake)(pipeline *pl, enum wakefulness wakefulness);
 void XM(pipeline_apply)(const pipeline *pl, const plan *owner,
 			pipeline_row_fn stage1, R *data);
-/* "/kK-ALGORITHM-auxBYTES(pre...)(mid...)(stage 2)(post...)(stage 1)" */
+/* "/kK-ALGORITHM-auxBYTES(stage 1)(pre...)(mid...)(stage 2)(post...)",
+   in the order they run */
 void XM(pipeline_print)(const pipeline *pl, printer *p);
 /* Stage 1's and 2's operations for all rows, and the permutations', plus
    a pass over the local array per place of the instance's chunk count in
