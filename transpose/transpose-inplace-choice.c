@@ -191,14 +191,14 @@ static int spans_nodes(MPI_Comm comm)
 }
 
 /* What is cached on a communicator: the agreed choice, packed, and
-   whether it spans nodes. */
+   whether it spans nodes (-1 until a pipelined solver asks). */
 typedef struct {
      int packed, spans_nodes;
 } agreement;
 
 /* The agreement, once per communicator (collective on its first call:
    every process of comm asks at the same points of planning). */
-static const agreement *agreed_on(MPI_Comm comm)
+static agreement *agreed_on(MPI_Comm comm)
 {
      agreement *cached;
      int found;
@@ -208,7 +208,7 @@ static const agreement *agreed_on(MPI_Comm comm)
      if (found) return cached;
      cached = (agreement *) MALLOC(sizeof(agreement), OTHER);
      cached->packed = agree_on_choice(comm);
-     cached->spans_nodes = spans_nodes(comm);
+     cached->spans_nodes = -1;
      MPI_Comm_set_attr(comm, choice_keyval, cached);
      return cached;
 }
@@ -286,11 +286,16 @@ int XM(pipelined_forced)(MPI_Comm comm)
 
 int XM(pipelined_allowed)(MPI_Comm comm, const planner *plnr)
 {
-     const agreement *a = agreed_on(comm);
+     agreement *a = agreed_on(comm);
      int choice = unpack_choice(a->packed);
-     return unpack_pipelined(a->packed)
-	  || ((choice == CHOICE_UNSET || choice == CHOICE_ANY)
-	      && !ESTIMATEP(plnr) && a->spans_nodes);
+     if (unpack_pipelined(a->packed))
+	  return 1;
+     if ((choice != CHOICE_UNSET && choice != CHOICE_ANY) || ESTIMATEP(plnr))
+	  return 0;
+     /* only here, where it decides: the same on every process */
+     if (a->spans_nodes < 0)
+	  a->spans_nodes = spans_nodes(comm);
+     return a->spans_nodes;
 }
 
 AIP_Algorithm XM(pipelined_algorithm)(MPI_Comm comm)
