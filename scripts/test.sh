@@ -50,6 +50,7 @@ fi
 # which poll busily, run alone.
 background_log="$top/build/background-build.log"
 mkdir -p "$top/build"
+rm -f "$background_log.status"    # a status left by an earlier run must not pass for this one's
 echo "=== mpich and sanitizer builds: in the background, niced (log: $background_log)"
 (
     nice -n 19 "$top/scripts/build.sh" mpich

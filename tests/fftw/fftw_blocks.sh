@@ -10,9 +10,11 @@
 # 3 items (the reals put aside), a rank without rows and ranks without
 # blocks of the vector.  With
 # FFTW_MPI_INPLACE_ALGORITHM=off each must plan without the layout and
-# without our transposes: stock FFTW's plans stay stock.
+# without our transposes: stock FFTW's plans stay stock (under Open MPI
+# only: the planner's choice does not depend on the MPI, and MPICH's
+# oversubscribed polling makes each run several seconds).
 #
-# Environment (from make check): MPIRUN, MPIBENCH.
+# Environment (from make check): MPIRUN, MPIBENCH, MPI_FLAVOR.
 set -u
 
 # np problem          why
@@ -62,6 +64,7 @@ while read -r np problem why; do
     fi
     echo "ok   np=$np $problem: moves of blocks ($why)"
 
+    [ "$MPI_FLAVOR" != mpich ] || continue
     if ! run "$np" "$problem" FFTW_MPI_INPLACE_ALGORITHM=off || ! verified "$problem"; then
         fail "np=$np $problem, stock: does not verify"
     elif grep -q 'contig-transposed\|mpi-transpose-inplace' "$out"; then
