@@ -13,6 +13,16 @@
 # trees' run in the background, niced, while Open MPI's tests run.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+# Each phase ends with its time, so that a slow CI run says where it went.
+began=$(date +%s)
+phase_start=$began
+# phase_done WHAT: "=== WHAT in N s", N since the previous phase's end
+phase_done() {
+    now=$(date +%s)
+    echo "=== $1 in $((now - phase_start)) s"
+    phase_start=$now
+}
+
 "$top/scripts/install-deps.sh" || exit 1
 # valgrind, for the sanitizer step's FFTW run (not in install-deps.sh's list).
 if [ "${AIP_TEST_SANITIZE:-yes}" != no ] && ! command -v valgrind > /dev/null 2>&1; then
@@ -23,6 +33,7 @@ if [ "${AIP_TEST_SANITIZE:-yes}" != no ] && ! command -v valgrind > /dev/null 2>
       DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends valgrind; } ||
         echo "test.sh: could not install valgrind; its run will be skipped"
 fi
+phase_done "dependencies"
 
 # check MPI: make check in build/MPI, showing the logs of the failing tests.
 check() {
@@ -33,6 +44,7 @@ check() {
                 { echo "--- $log"; tail -50 "$log"; }
         done
     fi
+    phase_done "$1: make check"
 }
 
 failed_builds=0
@@ -43,6 +55,7 @@ if "$top/scripts/build.sh" openmpi; then
 else
     failed_builds=$((failed_builds + 1))
 fi
+phase_done "openmpi: build"
 # While Open MPI's tests run, MPICH's build and the sanitizer trees' are made
 # at the lowest priority (nice 19), in the CPU time those tests leave idle:
 # single-rank tests leave a core, ranks that wait yield it under
@@ -60,6 +73,7 @@ echo "=== mpich and sanitizer builds: in the background, niced (log: $background
 background=$!
 [ "$openmpi_built" = no ] || check openmpi
 wait "$background"
+phase_done "waiting for the background builds"
 if [ "$(cat "$background_log.status" 2>/dev/null)" = 0 ]; then
     echo "=== mpich: built in the background"
     check mpich
@@ -75,9 +89,8 @@ dirs="openmpi mpich"
 what="Test programs under Open MPI and MPICH"
 if [ "${AIP_TEST_SANITIZE:-yes}" != no ]; then
     echo "=== sanitizers"
-    start=$(date +%s)
     "$top/scripts/sanitize.sh"
-    echo "=== sanitizers: $(($(date +%s) - start)) s"
+    phase_done sanitizers
     dirs="$dirs sanitize-openmpi sanitize-mpich sanitize-valgrind"
     what="$what, sanitizers and valgrind"
 fi
@@ -116,6 +129,7 @@ count() {
 passed=$(($(count PASS) + distcheck_passed))
 skipped=$(count SKIP)
 failed=$(($(count FAIL) + $(count ERROR) + failed_builds + distcheck_failed))
+echo "=== all in $(($(date +%s) - began)) s"
 echo "$what:"
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
