@@ -9,7 +9,8 @@
  * where many processes want many tests in two passes cut into pieces
  * (the last dimension's lines, then the other dimensions' columns), so
  * that the chunk in flight advances between them; stage 2 the DFTs along
- * the first dimension.  One instance per chunk count k of
+ * the first dimension.  (FFTW turns TRANSPOSED_IN into TRANSPOSED_OUT
+ * of the dimensions swapped.)  One instance per chunk count k of
  * PIPELINE_CHUNKS, planned only under MEASURE/PATIENT unless
  * FFTW_MPI_INPLACE_ALGORITHM=NAME-pipelined forces them; then FFTW's
  * rank-geq2 solvers give way wherever one of them takes the problem.
@@ -184,7 +185,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      }
 
      if (!XM(pipeline_init)(&pl, plnr, p->I, p->sign, p->sz->dims[0].n, b,
-			    L * C, J, ego->chunks, p->flags == 0, &rows, p->comm))
+			    L * C, J, ego->chunks, p->flags == 0, 0, &rows, p->comm))
 	  return (plan *) 0; /* on every process; rows destroyed */
 
      pln = MKPLAN_MPI_DFT(P, &padt, apply);

@@ -48,12 +48,20 @@
  *            arrives is [j][s][row][t]; `post` lays it [row][s][j][t],
  *            which is the row-major output.
  *
+ * reversed  (c2r, whose c2r transforms of the last dimensions must come
+ *            last) every part inverted, in the opposite order: `post`
+ *            inverted (flags 0), then for each j the exchange of slice j+1
+ *            travels while stage 2 runs on slice j (TRANSPOSED_IN: stage 2
+ *            on all of [j][x][t]); `mid` inverted; then for each chunk c,
+ *            chunk c+1 travels while chunk c is laid out by `pre` inverted
+ *            and goes through stage 1.
+ *
  * Correct in place because every exchange reads and writes only its own
  * chunk (forward) or slice (back), which no computation touches while it
- * travels: stage 1 works on chunk c+1, stage 2 on slice j+1, and the
- * permutations run only between exchanges of other chunks or when none is
- * in flight.  Both exchanges of flags 0 have blocks of rows x yc complex,
- * so one plan serves both.
+ * travels: stage 1 works on chunk c+1, stage 2 on slice j+1 (reversed:
+ * c and j, while c+1 and j+1 travel), and the permutations run only on
+ * chunks not in flight or when no exchange is.  Both exchanges of flags
+ * 0 have blocks of rows x yc complex, so one plan serves both.
  *
  * The cost against FFTW's rank-geq2: the same exchanges in 2k messages
  * per pair instead of 2, and three passes of local permutation (pre, mid,
@@ -187,6 +195,9 @@ pipeline_row_pass XM(pipeline_row_piece)(const pipeline_rows *r, INT piece,
 	  *cld = r->whole;
 	  return ROW_WHOLE;
      }
+     if (r->columns_first) /* as the lines first, the passes swapped */
+	  piece = piece < r->column_pieces
+	       ? r->line_pieces + piece : piece - r->column_pieces;
      if (piece < r->line_pieces) {
 	  *cld = r->lines;
 	  *at += piece * r->line_step;
@@ -211,7 +222,8 @@ int XM(pipeline_preempts)(int (*takes)(const problem *p, INT chunks, INT *J),
 
 int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
 		      INT n0, INT rows, INT row_complex, INT J, INT chunks,
-		      int back, const pipeline_rows *stage1, MPI_Comm comm)
+		      int back, int reversed, const pipeline_rows *stage1,
+		      MPI_Comm comm)
 {
      R *ri, *ii;
      INT bc = rows / chunks, yc;
@@ -224,6 +236,7 @@ int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
      pl->J = J;
      pl->n0 = n0;
      pl->back = back;
+     pl->reversed = reversed;
      pl->sign = sign;
      pl->yc = yc = row_complex / (pl->n_pes * J);
      pl->comm = MPI_COMM_NULL;
@@ -244,14 +257,22 @@ int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
 	  return 0;
      }
      pl->stage1 = *stage1;
+     pl->stage1.columns_first = reversed;
 
-     /* [xc][s][j][t] -> [s][j][xc][t] within a chunk */
-     permutation_init(&pl->pre, bc, pl->n_pes, J, 1, 2, 0, 2 * yc);
-     /* [c][s][j][xc t] -> [j][s][c][xc t] */
-     permutation_init(&pl->mid, chunks, pl->n_pes, J, 2, 1, 0, 2 * bc * yc);
-     /* [j][s][row][t] -> [row][s][j][t] */
-     if (back)
-	  permutation_init(&pl->post, J, pl->n_pes, rows, 2, 1, 0, 2 * yc);
+     if (!reversed) {
+	  /* [xc][s][j][t] -> [s][j][xc][t] within a chunk */
+	  permutation_init(&pl->pre, bc, pl->n_pes, J, 1, 2, 0, 2 * yc);
+	  /* [c][s][j][xc t] -> [j][s][c][xc t] */
+	  permutation_init(&pl->mid, chunks, pl->n_pes, J, 2, 1, 0, 2 * bc * yc);
+	  /* [j][s][row][t] -> [row][s][j][t] */
+	  if (back)
+	       permutation_init(&pl->post, J, pl->n_pes, rows, 2, 1, 0, 2 * yc);
+     } else { /* the inverses */
+	  permutation_init(&pl->pre, pl->n_pes, J, bc, 2, 0, 1, 2 * yc);
+	  permutation_init(&pl->mid, J, pl->n_pes, chunks, 2, 1, 0, 2 * bc * yc);
+	  if (back)
+	       permutation_init(&pl->post, rows, pl->n_pes, J, 2, 1, 0, 2 * yc);
+     }
      return 1;
 }
 
@@ -285,13 +306,35 @@ static void stage2(const pipeline *pl, R *a)
      cld2->apply(pl->cld2, ri, ii, ri, ii);
 }
 
-void XM(pipeline_apply)(const pipeline *pl, const plan *owner,
-			pipeline_row_fn stage1, R *data)
+/* The reals of a row and of a slice, a piece of a slice's stage 2, and
+   the pieces of a row's stage 1. */
+static INT row_reals(const pipeline *pl)
 {
-     INT bc = pl->rows / pl->chunks, row = 2 * pl->n_pes * pl->J * pl->yc;
-     INT slice = 2 * pl->n0 * pl->yc, piece = 2 * (pl->yc / pl->pieces2);
-     INT pieces1 = pl->stage1.whole ? 1
+     return 2 * pl->n_pes * pl->J * pl->yc;
+}
+
+static INT slice_reals(const pipeline *pl)
+{
+     return 2 * pl->n0 * pl->yc;
+}
+
+static INT stage2_piece_reals(const pipeline *pl)
+{
+     return 2 * (pl->yc / pl->pieces2);
+}
+
+static INT stage1_pieces(const pipeline *pl)
+{
+     return pl->stage1.whole ? 1
 	  : pl->stage1.line_pieces + pl->stage1.column_pieces;
+}
+
+static void apply_forward(const pipeline *pl, const plan *owner,
+			  pipeline_row_fn stage1, R *data)
+{
+     INT bc = pl->rows / pl->chunks, row = row_reals(pl);
+     INT slice = slice_reals(pl), piece = stage2_piece_reals(pl);
+     INT pieces1 = stage1_pieces(pl);
      INT c, r, j, q;
 
      /* forward: chunk c travels while chunk c+1 goes through stage 1 */
@@ -328,17 +371,81 @@ void XM(pipeline_apply)(const pipeline *pl, const plan *owner,
      XM(permute_tuples)(&pl->post, data);
 }
 
+/* apply_forward's inverse, backwards: slice j+1 travels while slice j
+   goes through stage 2, chunk c+1 while chunk c goes through stage 1. */
+static void apply_reversed(const pipeline *pl, const plan *owner,
+			   pipeline_row_fn stage1, R *data)
+{
+     INT bc = pl->rows / pl->chunks, row = row_reals(pl);
+     INT slice = slice_reals(pl), piece = stage2_piece_reals(pl);
+     INT pieces1 = stage1_pieces(pl);
+     INT c, r, j, q;
+
+     if (pl->back) {
+	  XM(permute_tuples)(&pl->post, data);
+	  check(pl, AIP_Plan_start(pl->exchange, data));
+	  for (j = 0; j < pl->J; ++j) {
+	       R *at = data + j * slice;
+	       int next = j + 1 < pl->J;
+	       check(pl, AIP_Plan_wait(pl->exchange));
+	       if (next) check(pl, AIP_Plan_start(pl->exchange, at + slice));
+	       for (q = 0; q < pl->pieces2; ++q) {
+		    stage2(pl, at + q * piece);
+		    if (next) advance(pl);
+	       }
+	  }
+     } else /* TRANSPOSED_IN: the input is [j][x][t] */
+	  stage2(pl, data);
+     XM(permute_tuples)(&pl->mid, data);
+
+     check(pl, AIP_Plan_start(pl->exchange, data));
+     for (c = 0; c < pl->chunks; ++c) {
+	  R *chunk = data + c * bc * row;
+	  int next = c + 1 < pl->chunks;
+	  check(pl, AIP_Plan_wait(pl->exchange));
+	  if (next) check(pl, AIP_Plan_start(pl->exchange, chunk + bc * row));
+	  XM(permute_tuples)(&pl->pre, chunk);
+	  for (r = 0; r < bc; ++r)
+	       for (q = 0; q < pieces1; ++q) {
+		    stage1(owner, chunk + r * row, q);
+		    if (next) advance(pl);
+	       }
+     }
+}
+
+void XM(pipeline_apply)(const pipeline *pl, const plan *owner,
+			pipeline_row_fn stage1, R *data)
+{
+     (pl->reversed ? apply_reversed : apply_forward)(pl, owner, stage1, data);
+}
+
+static void print_stage1(const pipeline_rows *r, printer *p)
+{
+     if (r->whole)
+	  p->print(p, "%(%p%)", r->whole);
+     else if (r->columns_first)
+	  p->print(p, "(columns/%D%(%p%))(lines/%D%(%p%))",
+		   r->column_pieces, r->columns, r->line_pieces, r->lines);
+     else
+	  p->print(p, "(lines/%D%(%p%))(columns/%D%(%p%))",
+		   r->line_pieces, r->lines, r->column_pieces, r->columns);
+}
+
 void XM(pipeline_print)(const pipeline *pl, printer *p)
 {
      AIP_Algorithm runs = AIP_Plan_algorithm(pl->exchange);
-     p->print(p, "/k%D-%s-aux%D", pl->chunks, AIP_Algorithm_name(runs),
-	      (INT) AIP_Plan_bytes(pl->exchange));
-     if (pl->stage1.whole)
-	  p->print(p, "%(%p%)", pl->stage1.whole);
-     else
-	  p->print(p, "(lines/%D%(%p%))(columns/%D%(%p%))",
-		   pl->stage1.line_pieces, pl->stage1.lines,
-		   pl->stage1.column_pieces, pl->stage1.columns);
+     p->print(p, "/k%D%s-%s-aux%D", pl->chunks, pl->reversed ? "-reversed" : "",
+	      AIP_Algorithm_name(runs), (INT) AIP_Plan_bytes(pl->exchange));
+     if (pl->reversed) {
+	  if (pl->back)
+	       print_permutation(&pl->post, "post", p);
+	  p->print(p, "%(%p%)", pl->cld2);
+	  print_permutation(&pl->mid, "mid", p);
+	  print_permutation(&pl->pre, "pre", p);
+	  print_stage1(&pl->stage1, p);
+	  return;
+     }
+     print_stage1(&pl->stage1, p);
      print_permutation(&pl->pre, "pre", p);
      print_permutation(&pl->mid, "mid", p);
      p->print(p, "%(%p%)", pl->cld2);

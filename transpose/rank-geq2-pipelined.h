@@ -37,16 +37,19 @@ AIP_Algorithm XM(pipelined_algorithm)(MPI_Comm comm);
 typedef struct {
      plan *whole, *lines, *columns;
      INT line_pieces, column_pieces, line_step, column_step; /* steps: reals */
+     int columns_first;          /* c2r: the columns' DFTs, then the lines */
 } pipeline_rows;
 
 typedef enum { ROW_WHOLE, ROW_LINES, ROW_COLUMNS } pipeline_row_pass;
 
 /* Every process holds rows x (n_pes x J x yc) complex numbers after the
-   local transforms of stage 1; see rank-geq2-pipelined.c. */
+   local transforms of stage 1 (before them, reversed); see
+   rank-geq2-pipelined.c. */
 typedef struct {
      INT rows, chunks, J, yc, n0;
      int n_pes;
      int back;                   /* the exchange back to rows (flags 0) */
+     int reversed;               /* c2r: the pipeline run backwards */
      int sign;                   /* of stage 2 */
      pipeline_rows stage1;
      tuple_permutation pre;      /* within one chunk of rows */
@@ -84,16 +87,20 @@ tensor *XM(pipeline_outer_dims)(const dtensor *sz, INT columns);
 /* Plans stage 2 and the exchange (collective) and takes stage 1's plans;
    0 if anything failed, on every process, and stage 1's plans destroyed.
    J = chunks for flags 0 (back = 1), the local rows of the second
-   dimension for TRANSPOSED_OUT. */
+   dimension for TRANSPOSED_OUT (TRANSPOSED_IN reversed).  Reversed, every
+   part runs inverted in the opposite order: stage 1 last, in the order
+   columns then lines (c2r). */
 int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
 		      INT n0, INT rows, INT row_complex, INT J, INT chunks,
-		      int back, const pipeline_rows *stage1, MPI_Comm comm);
+		      int back, int reversed, const pipeline_rows *stage1,
+		      MPI_Comm comm);
 void XM(pipeline_destroy)(pipeline *pl);
 void XM(pipeline_awake)(pipeline *pl, enum wakefulness wakefulness);
 void XM(pipeline_apply)(const pipeline *pl, const plan *owner,
 			pipeline_row_fn stage1, R *data);
 /* "/kK-ALGORITHM-auxBYTES(stage 1)(pre...)(mid...)(stage 2)(post...)",
-   in the order they run */
+   in the order they run (reversed: "/kK-reversed-..." from post to
+   stage 1) */
 void XM(pipeline_print)(const pipeline *pl, printer *p);
 /* Stage 1's and 2's operations for all rows, and the permutations', plus
    a pass over the local array per place of the instance's chunk count in

@@ -1,17 +1,19 @@
 /*
- * rdft2-rank-geq2-pipelined.c - in-place r2c transforms of rank >= 2,
- * distributed along the first dimension, whose global exchanges overlap
- * their local transforms: rdft2-rank-geq2.c (flags 0) and
- * rdft2-rank-geq2-transposed.c (TRANSPOSED_OUT) as a pipeline of k
- * chunks (rank-geq2-pipelined.c says how and why it is correct in place).
+ * rdft2-rank-geq2-pipelined.c - in-place r2c and c2r transforms of rank
+ * >= 2, distributed along the first dimension, whose global exchanges
+ * overlap their local transforms: rdft2-rank-geq2.c (flags 0) and
+ * rdft2-rank-geq2-transposed.c (r2c TRANSPOSED_OUT, c2r TRANSPOSED_IN) as
+ * a pipeline of k chunks (rank-geq2-pipelined.c says how and why it is
+ * correct in place).
  *
  * Stage 1 is the r2c transform of the last rnk-1 dimensions of one row
  * at a time (its padded reals become n1 x ... x (n/2+1) complex numbers
  * in place), where many processes want many tests in two passes cut into
  * pieces (the last dimension's r2c lines, then the other dimensions'
  * columns), so that the chunk in flight advances between them; stage 2
- * the forward DFTs along the first dimension.  c2r would run the pipeline
- * backwards; it is left to rdft2-rank-geq2.  One instance per chunk count k of
+ * the forward DFTs along the first dimension.  c2r runs the pipeline
+ * reversed: stage 2's backward DFTs first, and stage 1 last, the columns'
+ * backward DFTs before the c2r lines.  One instance per chunk count k of
  * PIPELINE_CHUNKS, planned only under MEASURE/PATIENT unless
  * FFTW_MPI_INPLACE_ALGORITHM=NAME-pipelined forces them; then FFTW's
  * rank-geq2 solvers give way wherever one of them takes the problem.
@@ -31,17 +33,19 @@ typedef struct {
 typedef struct {
      plan_mpi_rdft2 super;
      INT vn;
+     INT roff, ioff; /* of the columns' DFTs: backward ones swap them */
      pipeline pl;
 } P;
 
-/* Piece `piece` of stage 1 of one row: r2c (whole, lines) or DFTs
+/* Piece `piece` of stage 1 of one row: r2c or c2r (whole, lines) or DFTs
    (columns), in place. */
 static void row(const plan *ego_, R *at, INT piece)
 {
      const P *ego = (const P *) ego_;
      plan *cld;
      if (XM(pipeline_row_piece)(&ego->pl.stage1, piece, &at, &cld) == ROW_COLUMNS)
-	  ((plan_dft *) cld)->apply(cld, at, at + 1, at, at + 1);
+	  ((plan_dft *) cld)->apply(cld, at + ego->roff, at + ego->ioff,
+				    at + ego->roff, at + ego->ioff);
      else
 	  ((plan_rdft2 *) cld)->apply(cld, at, at + ego->vn, at, at + 1);
 }
@@ -53,11 +57,12 @@ static void apply(const plan *ego_, R *I, R *O)
      XM(pipeline_apply)(&ego->pl, ego_, row, I);
 }
 
-/* The second dimension of the complex array: n1, or n1/2+1 in 2D. */
-static INT complex_n1(const problem_mpi_rdft2 *p, INT *b1)
+/* The second dimension of the complex array: n1, or n1/2+1 in 2D, and its
+   block on the complex side (OB for r2c, IB for c2r). */
+static INT complex_n1(const problem_mpi_rdft2 *p, block_kind side, INT *b1)
 {
      INT n1 = p->sz->dims[1].n;
-     *b1 = p->sz->dims[1].b[OB];
+     *b1 = p->sz->dims[1].b[side];
      if (p->sz->rnk == 2) { /* as rdft2-rank-geq2-transposed */
 	  *b1 = *b1 == n1 ? n1 / 2 + 1 : *b1;
 	  n1 = n1 / 2 + 1;
@@ -77,31 +82,36 @@ static INT row_complex(const problem_mpi_rdft2 *p)
 }
 
 /* Whether the pipeline of `chunks` takes p, and its J: the chunks for
-   flags 0, the local rows of the second dimension for TRANSPOSED_OUT. */
+   flags 0, the local rows of the second dimension for transposed complex
+   numbers (r2c's TRANSPOSED_OUT, c2r's TRANSPOSED_IN). */
 static int takes(const problem *p_, INT chunks, INT *J)
 {
      const problem_mpi_rdft2 *p = (const problem_mpi_rdft2 *) p_;
      const ddim *d = p->sz->dims;
+     int r2c = p->kind == R2HC;
+     /* the side in rows of reals, and the complex side */
+     block_kind reals = r2c ? IB : OB, complex = r2c ? OB : IB;
      INT n0, rows, n1, b1;
      int n_pes;
 
-     if (!(p->I == p->O && p->sz->rnk > 1 && p->kind == R2HC
-	   && (p->flags == 0 || p->flags == TRANSPOSED_OUT)
-	   && XM(is_local_after)(1, p->sz, IB)))
+     if (!(p->I == p->O && p->sz->rnk > 1 && (r2c || p->kind == HC2R)
+	   && (p->flags == 0
+	       || p->flags == (r2c ? TRANSPOSED_OUT : TRANSPOSED_IN))
+	   && XM(is_local_after)(1, p->sz, reals)))
 	  return 0;
      MPI_Comm_size(p->comm, &n_pes);
      n0 = d[0].n;
      rows = n0 / n_pes;
-     if (d[0].b[IB] != rows)
+     if (d[0].b[reals] != rows)
 	  return 0;
      if (p->flags == 0) {
-	  if (!XM(is_local_after)(1, p->sz, OB) || d[0].b[OB] != rows)
+	  if (!XM(is_local_after)(1, p->sz, complex) || d[0].b[complex] != rows)
 	       return 0;
 	  *J = chunks;
      } else {
-	  n1 = complex_n1(p, &b1);
-	  if (!XM(is_local_after)(2, p->sz, OB)
-	      || XM(num_blocks)(n0, d[0].b[OB]) != 1
+	  n1 = complex_n1(p, complex, &b1);
+	  if (!XM(is_local_after)(2, p->sz, complex)
+	      || XM(num_blocks)(n0, d[0].b[complex]) != 1
 	      || n1 % n_pes || b1 != n1 / n_pes)
 	       return 0;
 	  *J = n1 / n_pes;
@@ -151,8 +161,10 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      pipeline_rows rows = { 0, 0, 0, 0, 0, 0, 0 };
      tensor *sz;
      INT J, b, tests, last, C, L = 1;
-     int i, n_pes, rnk = p->sz->rnk;
-     R *I = p->I;
+     int i, n_pes, rnk = p->sz->rnk, r2c = p->kind == R2HC;
+     /* the vector's strides: reals, complex numbers */
+     INT ivs = r2c ? 1 : 2, ovs = r2c ? 2 : 1;
+     R *I = p->I, *ri = r2c ? I : I + 1, *ii = r2c ? I + 1 : I;
      static const plan_adt padt = {
           XM(rdft2_solve), awake, print, destroy
      };
@@ -181,8 +193,8 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 	  }
 	  sz->dims[rnk - 2].n = last;
 	  rows.whole = X(mkplan_d)(plnr,
-				   X(mkproblem_rdft2_d)(sz, X(mktensor_1d)(p->vn, 1, 2),
-							I, I + p->vn, I, I + 1, R2HC));
+				   X(mkproblem_rdft2_d)(sz, X(mktensor_1d)(p->vn, ivs, ovs),
+							I, I + p->vn, I, I + 1, p->kind));
 	  if (XM(any_true)(!rows.whole, p->comm)) goto nada;
      } else {
 	  /* the L lines of the last dimension, then the C columns */
@@ -193,22 +205,25 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 	  rows.lines = X(mkplan_d)(plnr,
 				   X(mkproblem_rdft2_d)(X(mktensor_1d)(last, 2 * p->vn, 2 * p->vn),
 							X(mktensor_2d)(L / rows.line_pieces,
-								       2 * C, 2 * C, p->vn, 1, 2),
-							I, I + p->vn, I, I + 1, R2HC));
+								       2 * C, 2 * C, p->vn, ivs, ovs),
+							I, I + p->vn, I, I + 1, p->kind));
 	  if (XM(any_true)(!rows.lines, p->comm)) goto nada;
 	  rows.columns = X(mkplan_d)(plnr,
 				     X(mkproblem_dft_d)(XM(pipeline_outer_dims)(p->sz, C),
 							X(mktensor_1d)(C / rows.column_pieces, 2, 2),
-							I, I + 1, I, I + 1));
+							ri, ii, ri, ii));
 	  if (XM(any_true)(!rows.columns, p->comm)) goto nada;
      }
 
-     if (!XM(pipeline_init)(&pl, plnr, I, FFT_SIGN, p->sz->dims[0].n, b,
-			    L * C, J, ego->chunks, p->flags == 0, &rows, p->comm))
+     if (!XM(pipeline_init)(&pl, plnr, I, r2c ? FFT_SIGN : -FFT_SIGN,
+			    p->sz->dims[0].n, b, L * C, J, ego->chunks,
+			    p->flags == 0, !r2c, &rows, p->comm))
 	  return (plan *) 0; /* on every process; rows destroyed */
 
      pln = MKPLAN_MPI_RDFT2(P, &padt, apply);
      pln->vn = p->vn;
+     pln->roff = ri - I;
+     pln->ioff = ii - I;
      pln->pl = pl;
      XM(pipeline_ops)(&pl, ego->preference, &pln->super.super.ops);
      return &(pln->super.super);
