@@ -306,43 +306,37 @@ static void stage2(const pipeline *pl, R *a)
      cld2->apply(pl->cld2, ri, ii, ri, ii);
 }
 
-/* The reals of a row and of a slice, a piece of a slice's stage 2, and
-   the pieces of a row's stage 1. */
-static INT row_reals(const pipeline *pl)
-{
-     return 2 * pl->n_pes * pl->J * pl->yc;
-}
+/* Where the parts are: the rows of a chunk, the reals of a row, of a
+   slice and of a piece of a slice's stage 2, and the pieces of a row's
+   stage 1. */
+typedef struct {
+     INT bc, row, slice, piece2, pieces1;
+} pipeline_layout;
 
-static INT slice_reals(const pipeline *pl)
+static pipeline_layout layout(const pipeline *pl)
 {
-     return 2 * pl->n0 * pl->yc;
-}
-
-static INT stage2_piece_reals(const pipeline *pl)
-{
-     return 2 * (pl->yc / pl->pieces2);
-}
-
-static INT stage1_pieces(const pipeline *pl)
-{
-     return pl->stage1.whole ? 1
+     pipeline_layout l;
+     l.bc = pl->rows / pl->chunks;
+     l.row = 2 * pl->n_pes * pl->J * pl->yc;
+     l.slice = 2 * pl->n0 * pl->yc;
+     l.piece2 = 2 * (pl->yc / pl->pieces2);
+     l.pieces1 = pl->stage1.whole ? 1
 	  : pl->stage1.line_pieces + pl->stage1.column_pieces;
+     return l;
 }
 
 static void apply_forward(const pipeline *pl, const plan *owner,
 			  pipeline_row_fn stage1, R *data)
 {
-     INT bc = pl->rows / pl->chunks, row = row_reals(pl);
-     INT slice = slice_reals(pl), piece = stage2_piece_reals(pl);
-     INT pieces1 = stage1_pieces(pl);
+     const pipeline_layout l = layout(pl);
      INT c, r, j, q;
 
      /* forward: chunk c travels while chunk c+1 goes through stage 1 */
      for (c = 0; c < pl->chunks; ++c) {
-	  R *chunk = data + c * bc * row;
-	  for (r = 0; r < bc; ++r)
-	       for (q = 0; q < pieces1; ++q) {
-		    stage1(owner, chunk + r * row, q);
+	  R *chunk = data + c * l.bc * l.row;
+	  for (r = 0; r < l.bc; ++r)
+	       for (q = 0; q < l.pieces1; ++q) {
+		    stage1(owner, chunk + r * l.row, q);
 		    if (c > 0) advance(pl);
 	       }
 	  XM(permute_tuples)(&pl->pre, chunk);
@@ -359,9 +353,9 @@ static void apply_forward(const pipeline *pl, const plan *owner,
 
      /* back: slice j travels while slice j+1 goes through stage 2 */
      for (j = 0; j < pl->J; ++j) {
-	  R *at = data + j * slice;
+	  R *at = data + j * l.slice;
 	  for (q = 0; q < pl->pieces2; ++q) {
-	       stage2(pl, at + q * piece);
+	       stage2(pl, at + q * l.piece2);
 	       if (j > 0) advance(pl);
 	  }
 	  if (j > 0) check(pl, AIP_Plan_wait(pl->exchange));
@@ -376,21 +370,19 @@ static void apply_forward(const pipeline *pl, const plan *owner,
 static void apply_reversed(const pipeline *pl, const plan *owner,
 			   pipeline_row_fn stage1, R *data)
 {
-     INT bc = pl->rows / pl->chunks, row = row_reals(pl);
-     INT slice = slice_reals(pl), piece = stage2_piece_reals(pl);
-     INT pieces1 = stage1_pieces(pl);
+     const pipeline_layout l = layout(pl);
      INT c, r, j, q;
 
      if (pl->back) {
 	  XM(permute_tuples)(&pl->post, data);
 	  check(pl, AIP_Plan_start(pl->exchange, data));
 	  for (j = 0; j < pl->J; ++j) {
-	       R *at = data + j * slice;
+	       R *at = data + j * l.slice;
 	       int next = j + 1 < pl->J;
 	       check(pl, AIP_Plan_wait(pl->exchange));
-	       if (next) check(pl, AIP_Plan_start(pl->exchange, at + slice));
+	       if (next) check(pl, AIP_Plan_start(pl->exchange, at + l.slice));
 	       for (q = 0; q < pl->pieces2; ++q) {
-		    stage2(pl, at + q * piece);
+		    stage2(pl, at + q * l.piece2);
 		    if (next) advance(pl);
 	       }
 	  }
@@ -400,14 +392,14 @@ static void apply_reversed(const pipeline *pl, const plan *owner,
 
      check(pl, AIP_Plan_start(pl->exchange, data));
      for (c = 0; c < pl->chunks; ++c) {
-	  R *chunk = data + c * bc * row;
+	  R *chunk = data + c * l.bc * l.row;
 	  int next = c + 1 < pl->chunks;
 	  check(pl, AIP_Plan_wait(pl->exchange));
-	  if (next) check(pl, AIP_Plan_start(pl->exchange, chunk + bc * row));
+	  if (next) check(pl, AIP_Plan_start(pl->exchange, chunk + l.bc * l.row));
 	  XM(permute_tuples)(&pl->pre, chunk);
-	  for (r = 0; r < bc; ++r)
-	       for (q = 0; q < pieces1; ++q) {
-		    stage1(owner, chunk + r * row, q);
+	  for (r = 0; r < l.bc; ++r)
+	       for (q = 0; q < l.pieces1; ++q) {
+		    stage1(owner, chunk + r * l.row, q);
 		    if (next) advance(pl);
 	       }
      }
