@@ -20,7 +20,7 @@ set -u
 # np problem          why
 cases='
 3  ir32x32x20         vector 32 x 11 complex: blocks 118, 118, 116
-3  ib32x32x20         the same, c2r
+3  ibr32x32x20        the same, c2r
 3  icf30x40x20        c2c, vector 800: 267, 267, 266
 3  icb30x40x20        backward
 3  ik10e00x8e01x7e11  r2r (rdft-rank1-bigvec), vector 56: 19, 19, 18

@@ -17,10 +17,11 @@ ranks="4 6"
 # same at every count; Open MPI's runs cover them all).
 [ "${MPI_FLAVOR:-}" = mpich ] && ranks=4
 for np in $ranks; do
-    # ir24x24x24 and icf48x48x4 divide by 4 and 6; ir17x19x23 by neither
+    # ir24x24x24, ibr24x24x24 (c2r) and icf48x48x4 divide by 4 and 6;
+    # ir17x19x23 by neither
     FFTW_MPI_INPLACE_ALGORITHM=sa AIP_RANKS_PER_NODE=2 AIP_DEBUG=1 \
         $MPIRUN "$np" "$MPIBENCH" -o estimate -v2 --verify ir24x24x24 \
-        --verify icf48x48x4 --verify ib24x24x24 --verify ir17x19x23 > "$out" 2>&1
+        --verify icf48x48x4 --verify ibr24x24x24 --verify ir17x19x23 > "$out" 2>&1
     status=$?
     nodes=$((np / 2))
     if [ "$status" -ne 0 ] ||
