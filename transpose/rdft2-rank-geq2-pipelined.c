@@ -162,7 +162,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      tensor *sz;
      INT J, b, tests, last, C, L = 1;
      int i, n_pes, rnk = p->sz->rnk, r2c = p->kind == R2HC;
-     /* the vector's strides: reals, complex numbers */
+     /* the vector's input and output strides: 1 for reals, 2 for complex */
      INT ivs = r2c ? 1 : 2, ovs = r2c ? 2 : 1;
      R *I = p->I, *ri = r2c ? I : I + 1, *ii = r2c ? I + 1 : I;
      static const plan_adt padt = {
