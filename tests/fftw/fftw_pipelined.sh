@@ -7,9 +7,10 @@
 # output, divide by the ranks; the rows by a chunk count; a row by ranks x
 # chunks), the plan must be mpi-dft- or mpi-rdft2-rank-geq2-pipelined,
 # elsewhere it must not; both must verify.  c2r runs the pipeline
-# reversed (stage 1 last, its columns before its lines).  Then MEASURE, forced and
-# not (on one node the pipeline must not compete), and a NAME-pipelined
-# that names no symmetric algorithm, which is ignored with a warning.
+# reversed (stage 1 last, its columns before its lines).  Then MEASURE,
+# forced and not (on one node the pipeline must not compete), and a
+# NAME-pipelined that names no symmetric algorithm, which is ignored with
+# a warning.
 #
 # MPICH's busy polling makes oversubscribed runs slow here, so it runs 2
 # ranks.  Environment (from make check): MPIRUN, MPIBENCH,
