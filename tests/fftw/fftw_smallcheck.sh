@@ -26,7 +26,7 @@ set -u
 export AIP_RANKS_PER_NODE=2
 algorithms="$("$TESTBIN/unit/algorithms") hsa-pipelined"
 counts="2 3 4"
-whole=${algorithms%% *}
+whole=$("$TESTBIN/unit/algorithms" | head -n 1)
 [ "${MPI_FLAVOR:-}" = mpich ] && algorithms=hsa counts="2 3" whole=none
 
 # check_pl NP: FFTW's random checks on NP ranks, as its smallcheck runs them.
