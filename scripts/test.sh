@@ -35,16 +35,20 @@ if [ "${AIP_TEST_SANITIZE:-yes}" != no ] && ! command -v valgrind > /dev/null 2>
 fi
 phase_done "dependencies"
 
-# check MPI [MAKE-ARGS]: make check in build/MPI, showing the logs of the
-# failing tests.
+# check MPI [MAKE-ARGS]: make check in build/MPI, showing of each failing
+# test the first lines that say FAIL with what follows them (a long test's
+# first failure is far from its end), then the end of its log.
 check() {
     mpi=$1
     shift
     echo "=== $mpi: make check"
     if ! make -C "$top/build/$mpi" check "$@"; then
         for log in "$top/build/$mpi"/tests/*/*.log; do
-            grep -q '^:test-result: \(FAIL\|ERROR\)' "${log%.log}.trs" 2>/dev/null &&
-                { echo "--- $log"; tail -50 "$log"; }
+            grep -q '^:test-result: \(FAIL\|ERROR\)' "${log%.log}.trs" 2>/dev/null || continue
+            echo "--- $log: its first failures"
+            grep -m 3 -A 15 'FAIL' "$log" | head -n 45
+            echo "--- $log: its end"
+            tail -n 25 "$log"
         done
     fi
     phase_done "$mpi: make check"

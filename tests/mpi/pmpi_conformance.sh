@@ -192,8 +192,26 @@ fi
 # ---- Run: MPI alone, then preloaded ----------------------------------------------
 failed=""
 # check TEST NP MODE: MODE alone (MPI alone), ours (preloaded: ours must
-# run), layer (preloaded: ours may run), mpi (preloaded: ours must not run)
+# run), layer (preloaded: ours may run), mpi (preloaded: ours must not run).
+# A case that fails runs once more: one failure in some thousand runs under
+# MPICH on a loaded CI machine was seen (alltoallw_zeros, 2 ranks,
+# preloaded), which 300 loaded runs here did not reproduce.  A case that
+# passes on its second run still counts as passed, and the final line names
+# it with its first failure; a case that fails twice fails the test, and
+# both runs' output is shown.
 check() {
+    run_case "$@" && return 0
+    first_why=$why
+    echo "  $1, $2 ranks, $3: once more"
+    if run_case "$@"; then
+        second_runs="$second_runs $1/$2/$3 (first: $first_why)"
+        return 0
+    fi
+    failed="$failed $1/$2/$3 ($first_why; then $why)"
+}
+
+second_runs=""
+run_case() {
     t=$1 np=$2 mode=$3 started=$(date +%s)
     case $mode in
     alone) "$MPIRUN" "$np" "$b/$t" >"$tmp/out" 2>&1 ;;
@@ -217,7 +235,7 @@ check() {
     fi
     echo "  $t, $np ranks, $mode: FAIL ($why):"
     grep -v '^alltoall_inplace: ' "$tmp/out" | head -20 | sed 's/^/    /'
-    failed="$failed $t/$np/$mode"
+    return 1
 }
 
 echo "== in place: MPI alone, then the layer preloaded (AIP_DEBUG=1)"
@@ -241,5 +259,6 @@ for t in $tests_other; do
     done
 done
 
+[ -z "$second_runs" ] || echo "$name: passed on a second run:$second_runs"
 [ -z "$failed" ] || fail "MPICH's tests failed:$failed"
 echo "$name: all passed"
