@@ -35,6 +35,17 @@ if [ "${AIP_TEST_SANITIZE:-yes}" != no ] && ! command -v valgrind > /dev/null 2>
 fi
 phase_done "dependencies"
 
+# slowest_tests DIR SINCE: the ten slowest tests of the make check in DIR
+# that began at SINCE (seconds), from the times their results were written
+# (the tests run one after another; the first one's time includes building
+# the test programs).
+slowest_tests() {
+    echo "=== the slowest tests (s):"
+    ls -tr --time-style=+%s -l "$1"/tests/*/*.trs 2>/dev/null |
+        awk -v last="$2" '$6 >= last { print $6 - last, $7; last = $6 }' |
+        sort -rn | head -n 10 | sed "s|$1/||"
+}
+
 # check MPI [MAKE-ARGS]: make check in build/MPI, showing of each failing
 # test the first lines that say FAIL with what follows them (a long test's
 # first failure is far from its end), then the end of its log.
@@ -42,6 +53,7 @@ check() {
     mpi=$1
     shift
     echo "=== $mpi: make check"
+    check_start=$(date +%s)
     if ! make -C "$top/build/$mpi" check "$@"; then
         for log in "$top/build/$mpi"/tests/*/*.log; do
             grep -q '^:test-result: \(FAIL\|ERROR\)' "${log%.log}.trs" 2>/dev/null || continue
@@ -51,6 +63,7 @@ check() {
             tail -n 25 "$log"
         done
     fi
+    slowest_tests "$top/build/$mpi" "$check_start"
     phase_done "$mpi: make check"
 }
 

@@ -23,7 +23,6 @@ while read -r map layout; do
 done <<'LAYOUTS'
 slot 2,2
 node 4,4
-node 2,2,2
 slot 3,1,2
 node 2,2,2,2
 LAYOUTS
