@@ -44,9 +44,9 @@ solver_sources=("$TOP_SRCDIR"/transpose/*.[ch])
 mkdir -p "$FFTW_CACHE"
 # FFTW's serial library compiles alike for every MPI (its config.h is the
 # same): where no built tree can be copied (copy_sibling), ccache
-# (install-deps.sh) gives the second MPI's build the first's objects.  Paths are relative to each tree (BASEDIR), and
-# the tree's own directory is left out of the hash (only -g's comp_dir
-# differs).
+# (install-deps.sh) gives the second MPI's build the first's objects.
+# Paths are relative to each tree (BASEDIR), and the tree's own directory is
+# left out of the hash (only -g's comp_dir differs).
 CCACHE_CC=""
 if command -v ccache > /dev/null 2>&1; then
     export CCACHE_DIR="$FFTW_CACHE/ccache" CCACHE_BASEDIR="$FFTW_CACHE" CCACHE_NOHASHDIR=true
@@ -152,12 +152,13 @@ configure_fftw() {
 # A tree for a second MPI starts as a copy of a built tree of the same base
 # key (the other MPI's), since FFTW's serial library, a thousand files, is the
 # same for both: MPICH's build after Open MPI's took 160 s instead of 460 s
-# here (configure, and make with every object a ccache hit).  The copy's config.status takes this tree's
-# paths, prefix, MPICC and liballtoall_inplace and writes the Makefiles; mpi/
-# is removed, and every library and program removed to be linked again, so
-# that nothing keeps the other tree's paths or MPI.  Returns 1, having made
-# nothing, where no such tree is built or its config.status does not read as
-# expected; the caller then configures from the source.
+# here (configure, and make with every object a ccache hit).  The copy's
+# config.status takes this tree's paths, prefix, MPICC and
+# liballtoall_inplace and writes the Makefiles; mpi/ is removed, and every
+# library and program removed to be linked again, so that nothing keeps the
+# other tree's paths or MPI.  Returns 1, having made nothing, where no such
+# tree is built or its config.status does not read as expected; the caller
+# then configures from the source.
 copy_sibling() {
     local tree=$1 base=$2 sibling="" dir var old new arg
     for dir in "$FFTW_CACHE"/fftw-*/; do
@@ -189,8 +190,8 @@ copy_sibling() {
         replace "$arg=$old" "$arg=$new"
     done
     rm -rf "$tree/build/mpi"
-    find "$tree/build" \( -name '*.la' -o -name '*.lai' -o -path '*/.libs/*.so*' -o -name 'FFTW3*.cmake' \) \
-        -delete
+    find "$tree/build" \( -name '*.la' -o -name '*.lai' -o -path '*/.libs/*.so*' \
+        -o -name 'FFTW3*.cmake' \) -delete
     grep -rlI 'temporary wrapper script for' "$tree/build" |
         while read -r program; do
             rm -f "$program" "$(dirname "$program")/.libs/$(basename "$program")" \

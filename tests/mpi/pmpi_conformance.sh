@@ -193,9 +193,9 @@ fi
 failed=""
 # check TEST NP MODE: MODE alone (MPI alone), ours (preloaded: ours must
 # run), layer (preloaded: ours may run), mpi (preloaded: ours must not run).
-# A case that fails runs once more: one failure in some thousand runs under
-# MPICH on a loaded CI machine was seen (alltoallw_zeros, 2 ranks,
-# preloaded), which 300 loaded runs here did not reproduce.  A case that
+# A case that fails runs once more: CI saw one failure under MPICH
+# (alltoallw_zeros, 2 ranks, preloaded) that 360 runs here, beside busy
+# loops, did not reproduce.  A case that
 # passes on its second run still counts as passed, and the final line names
 # it with its first failure; a case that fails twice fails the test, and
 # both runs' output is shown.
