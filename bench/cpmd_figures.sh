@@ -76,8 +76,19 @@
 #                          settle in 8 minutes; 16 KiB keeps 8 in flight per
 #                          rank.  The 16x8:...:1M case shows what 1 MiB changes.
 #   VARIANTS [stock,hsa,sa,auto,oop]
+#   PIPELINE_BATCHES [4]   batches per group for the variants ALGORITHM-pipelined
+#                          and -sequential (even; the pipeline's fill and drain count)
+#   PIPELINE_PIECES [16]   their pieces per computation, each followed by a test
+#                          (cpmd_fft -t).  Each piece is a charge of its own, and
+#                          each event among a thousand flows in flight costs
+#                          SimGrid a solve: at 128 ranks 16 pieces took 440 s of
+#                          real time, a piece per step (128) over 600 s; at 64
+#                          ranks 16 pieces came within 0.6% of 64 pieces' time
 #   TIME_LIMIT [600]       real seconds per smpirun (one variant of one case);
 #                          past it the run is recorded as "timeout"
+#   FORCE [0]              1: simulate again the cases that cpmd_smpi.dat has
+#                          (a case with a row there is not run again, so that an
+#                          interrupted sweep resumes and new variants add rows)
 #   OUT [bench/figures/cpmd]
 #
 # shellcheck disable=SC2016 # awk programs in single quotes
@@ -93,6 +104,9 @@ SMPI_CASES=${SMPI_CASES:-8x8:128:1:1 16x8:128:1:1 64x8:128:4:1 16x8:128:1:1:1M 6
 SMPI_AUX=${SMPI_AUX:-16K}
 VARIANTS=${VARIANTS:-stock,hsa,sa,auto,oop}
 TIME_LIMIT=${TIME_LIMIT:-600}
+PIPELINE_BATCHES=${PIPELINE_BATCHES:-4}
+PIPELINE_PIECES=${PIPELINE_PIECES:-16}
+FORCE=${FORCE:-0}
 OUT=${OUT:-$top/bench/figures/cpmd}
 GNUPLOT=${GNUPLOT:-gnuplot}
 mkdir -p "$OUT"
@@ -164,14 +178,26 @@ smpi_program() {
     for file in bench/bench_util.c common/exchange_data.c common/proc_memory.c; do
         smpicc $flags -c "$top/$file" -o "$dir/$(basename "$file" .c).o" >&2
     done
-    # shellcheck disable=SC2086
-    smpicc $flags -DCPMD_FFT_SMPI -I"$src/api" -I"$src/mpi" -I"$top/bench/smpi" \
-        -c "$top/bench/cpmd_fft.c" -o "$dir/cpmd_fft.o" >&2
-    smpicc -o "$dir/cpmd_fft" "$dir/cpmd_fft.o" "$dir/bench_util.o" "$dir/exchange_data.o" \
-        "$dir/proc_memory.o" "$SMPI_BUILD/sim_charge.o" "$tree/mpi/.libs/libfftw3_mpi.a" \
+    for file in cpmd_fft cpmd_pipeline; do
+        # shellcheck disable=SC2086
+        smpicc $flags -DCPMD_FFT_SMPI -I"$src/api" -I"$src/mpi" -I"$top/bench/smpi" \
+            -c "$top/bench/$file.c" -o "$dir/$file.o" >&2
+    done
+    # as bench/fftw_smpi.sh builds it (FFTW's api.h, not the library's)
+    smpicc -O2 -g -std=gnu11 -Wall -Wextra -I"$tree" -I"$src" -I"$src/api" -I"$src/mpi" \
+        -I"$top/bench/smpi" -I"$top/tests" -c "$top/bench/smpi/sim_charge.c" \
+        -o "$dir/sim_charge.o" >&2
+    smpicc -o "$dir/cpmd_fft" "$dir/cpmd_fft.o" "$dir/cpmd_pipeline.o" "$dir/bench_util.o" \
+        "$dir/exchange_data.o" "$dir/proc_memory.o" "$dir/sim_charge.o" \
+        "$tree/mpi/.libs/libfftw3_mpi.a" \
         "$SMPI_BUILD/liballtoall_inplace.a" "$tree/.libs/libfftw3.a" -lm \
         -Wl,--wrap=memcpy,--wrap=memmove >&2
     echo "$dir/cpmd_fft"
+}
+
+# batches_of VARIANT: the batches a group transforms in its simulation
+batches_of() {
+    case $1 in *-pipelined|*-sequential) echo "$PIPELINE_BATCHES" ;; *) echo 1 ;; esac
 }
 
 # simulate PROGRAM NODES CORES N GROUPS BATCH VARIANT AUX: cpmd_fft's row,
@@ -203,7 +229,8 @@ simulate() {
         --cfg=smpi/coll-selector:mvapich2 --cfg=smpi/test:1e-7 \
         --cfg=smpi/shared-malloc-blocksize:$((64 << 20)) \
         --log=root.thresh:warning --log=smpi_utils.thresh:info \
-        -n "$n" -g "$groups" -B "$batch" -b "$batch" -r 1 -a "$variant" --model \
+        -n "$n" -g "$groups" -B "$batch" -b "$((batch * $(batches_of "$variant")))" -r 1 \
+        -t "$PIPELINE_PIECES" -a "$variant" --model \
         --calibration "$dir/calibration" \
         > "$dir/rows" 2>> "$OUT/cpmd_smpi.log" || status=$?
     grep -v '^#' "$dir/rows" | sed "s/^/$label /;s/\$/ $(($(date +%s) - started))/"
@@ -216,25 +243,40 @@ simulate() {
 smpi_part() {
     program=$(smpi_program)
     dat=$OUT/cpmd_smpi.dat
-    : > "$OUT/cpmd_smpi.log"
-    {
-        echo "# cpmd_smpi: bench/cpmd_fft --model under SimGrid SMPI $(smpirun -version 2>/dev/null |
-              head -n 1 | sed 's/.*version //i'), bench/smpi/cluster_64x8.xml and clusters" \
-             "derived from it; one batch per group; $(date -u +%Y-%m-%d)"
-        echo "# columns: cluster variant ranks groups p n batch bands pair_bytes min_us" \
-             "median_us exchange_us peak_mib growth_mib arrays_mib error calibration_s" \
-             "transposes real_s"
-        for case in $SMPI_CASES; do
-            IFS=: read -r shape n groups batch aux <<EOF
+    if [ ! -s "$dat" ]; then
+        {
+            echo "# cpmd_smpi: bench/cpmd_fft --model under SimGrid SMPI $(smpirun -version \
+                  2>/dev/null | head -n 1 | sed 's/.*version //i'), bench/smpi/cluster_64x8.xml" \
+                 "and clusters derived from it; one batch per group (pipelined, sequential:" \
+                 "PIPELINE_BATCHES); $(date -u +%Y-%m-%d)"
+            echo "# columns: cluster variant ranks groups p n batch bands pair_bytes min_us" \
+                 "median_us exchange_us peak_mib growth_mib arrays_mib error calibration_s" \
+                 "transposes real_s"
+        } > "$dat"
+    fi
+    for case in $SMPI_CASES; do
+        IFS=: read -r shape n groups batch aux <<EOF
 $case
 EOF
-            for variant in $(echo "$VARIANTS" | tr , ' '); do
-                simulate "$program" "${shape%x*}" "${shape#*x}" "$n" "$groups" "$batch" \
-                    "$variant" "${aux:-$SMPI_AUX}"
-            done
+        aux=${aux:-$SMPI_AUX}
+        label=$shape
+        [ "$aux" = "$SMPI_AUX" ] || label=$label:aux=$aux
+        np=$((${shape%x*} * ${shape#*x}))
+        for variant in $(echo "$VARIANTS" | tr , ' '); do
+            # the case's row (a timeout's too) is the cache, unless FORCE
+            key="\$1 == \"$label\" && \$2 == \"$variant\" && \$3 == $np && \$4 == $groups &&
+                 \$6 == $n && \$7 == $batch"
+            if [ "$FORCE" != 1 ] && awk "$key { found = 1 } END { exit !found }" "$dat"; then
+                continue
+            fi
+            echo "cpmd_smpi: $label, ${n}^3, $groups groups, batch $batch, $variant" >&2
+            row=$(simulate "$program" "${shape%x*}" "${shape#*x}" "$n" "$groups" "$batch" \
+                "$variant" "$aux")
+            awk "!($key)" "$dat" > "$dat.tmp"
+            echo "$row" >> "$dat.tmp"
+            mv "$dat.tmp" "$dat"
         done
-    } > "$dat.tmp"
-    mv "$dat.tmp" "$dat"
+    done
     echo "SMPI_CASES='$SMPI_CASES' bench/cpmd_figures.sh smpi   # cpmd_smpi.dat/.png (log: cpmd_smpi.log)" \
         >> "$commands"
 }
@@ -245,7 +287,10 @@ EOF
 plot_lines() {
     dat=$1 png=$2 title=$3 filter=$4 col=$5
     plots=""
-    for v in $(echo "$VARIANTS" | tr , ' '); do
+    # shellcheck disable=SC1003 # tr deletes backslashes: the filter unescaped, for awk here
+    rows=$(printf '%s' "$filter" | tr -d '\\')
+    # shellcheck disable=SC2013 # variants are single words
+    for v in $(awk -v c="$col" "!/^#/ && ($rows) && !seen[\$c]++ { print \$c }" "$dat"); do
         plots="$plots${plots:+, }'< awk \"!/^#/ && \\\$$col == \\\"$v\\\" && $filter\" $dat'"
         plots="$plots using $((col + 1)):$((col + 9)) with linespoints title '$v'"
     done

@@ -65,6 +65,14 @@ void charge_install(charge_mode mode, double copy_bandwidth, int fold);
  * between the variants compared). */
 double charge_calibrate(MPI_Comm comm, double slowdown, const char *cache);
 
+/* This machine's clock in seconds, not SMPI's simulated one. */
+double charge_real_seconds(void);
+
+/* CHARGE_MODEL: charges `seconds` of local work that a program does outside
+ * FFTW's plans (SMPI drops bursts below smpi/cpu-threshold, so short ones
+ * add up until they pass it). */
+void charge_local(double seconds);
+
 /* This machine's copy bandwidth (read plus write): the best of 10 memcpy of
  * `bytes` bytes, in bytes/s. */
 double charge_measure_copy_bandwidth(size_t bytes);
