@@ -600,8 +600,9 @@ static int run_pipelined(const options *opt, const char *variant, AIP_Algorithm 
     double calibration_s = 0;
 #ifdef CPMD_FFT_SMPI
     if (opt->model)
-        calibration_s = cpmd_pipeline_model(pl, arrays[0], here_copy_bandwidth /
-                                                               core_copy_bandwidth);
+        calibration_s = cpmd_pipeline_model(pl, arrays[0],
+                                            here_copy_bandwidth / core_copy_bandwidth,
+                                            opt->calibration);
 #endif
 
     /* The first step, untimed and not overlapped: checks each array's spectrum. */

@@ -49,6 +49,7 @@
  * while the network model moves the exchange's messages meanwhile.
  */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "bench_util.h"
@@ -370,25 +371,41 @@ static double pieces_per_step(const cpmd_pipeline *pl, enum piece_kind kind)
     }
 }
 
-double cpmd_pipeline_model(cpmd_pipeline *pl, fftw_complex *work, double slowdown)
+typedef struct timed_piece {
+    cpmd_pipeline *pl;
+    enum piece_kind kind;
+    fftw_complex *work;
+} timed_piece;
+
+static void run_piece(void *arg)
 {
+    timed_piece *t = arg;
+    piece(t->pl, t->kind, t->work, 0);
+}
+
+double cpmd_pipeline_model(cpmd_pipeline *pl, fftw_complex *work, double slowdown,
+                           const char *cache)
+{
+    static const char *const name[PIECE_KINDS] = {
+        "lines-forward", "lines-backward", "columns-forward", "columns-backward", "pre",
+        "pre-inverse", "post", "post-inverse", "reciprocal"
+    };
     int rank;
     check_mpi(MPI_Comm_rank(pl->comm, &rank), "MPI_Comm_rank");
     double total = 0;
-    if (rank == 0)
-        for (int k = 0; k < PIECE_KINDS; k++) {
-            if (k != RECIPROCAL && !pl->plan[k])
-                continue;
-            double best = 1e30;
-            for (int r = 0; r < 3; r++) {
-                double t = charge_real_seconds();
-                piece(pl, (enum piece_kind)k, work, 0);
-                t = charge_real_seconds() - t;
-                best = t < best ? t : best;
-            }
-            pl->charge[k] = best * slowdown;
-            total += best * pieces_per_step(pl, (enum piece_kind)k);
-        }
+    for (int k = 0; k < PIECE_KINDS && rank == 0; k++) {
+        if (k != RECIPROCAL && !pl->plan[k])
+            continue;
+        /* the piece's shape: what its time depends on */
+        char key[160];
+        snprintf(key, sizeof key, "cpmd-piece %s n=%td batch=%d planes=%td,%td group=%td,%td",
+                 name[k], pl->n, pl->batch, pl->planes, pl->tplanes, pl->line_group,
+                 pl->column_group);
+        timed_piece t = { pl, (enum piece_kind)k, work };
+        double seconds = charge_measure(key, cache, run_piece, &t);
+        pl->charge[k] = seconds * slowdown;
+        total += seconds * pieces_per_step(pl, (enum piece_kind)k);
+    }
     check_mpi(MPI_Bcast(pl->charge, PIECE_KINDS, MPI_DOUBLE, 0, pl->comm), "MPI_Bcast");
     pl->model = 1;
     return total;

@@ -369,27 +369,34 @@ static void evict_caches(void)
     memset(buffer, ++value, EVICT_BYTES);
 }
 
-/* Rank 0's time of one sub-plan on its real arrays, each run from memory
- * (evict_caches): the better of two runs (the second has its pages and
- * twiddles), or the cached one. */
-static double measure(const proxy *e, const char *cache)
+double charge_measure(const char *key, const char *cache, void (*run)(void *), void *arg)
 {
-    char *key = plan_key(e);
     double best = 1e30;
-    if (key && cache_lookup(cache, key, &best)) {
-        free(key);
+    if (key && cache_lookup(cache, key, &best))
         return best;
-    }
     for (int k = 0; k < 2; k++) {
         evict_caches();
         double started = charge_real_seconds();
-        run_real(e, e->arrays);
+        run(arg);
         double t = charge_real_seconds() - started;
         if (t < best)
             best = t;
     }
     if (key)
         cache_store(cache, key, best);
+    return best;
+}
+
+static void run_proxy(void *e)
+{
+    run_real(e, ((proxy *)e)->arrays);
+}
+
+/* Rank 0's time of one sub-plan on its real arrays (charge_measure). */
+static double measure(proxy *e, const char *cache)
+{
+    char *key = plan_key(e);
+    double best = charge_measure(key, cache, run_proxy, e);
     free(key);
     return best;
 }

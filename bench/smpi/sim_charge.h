@@ -68,6 +68,12 @@ double charge_calibrate(MPI_Comm comm, double slowdown, const char *cache);
 /* This machine's clock in seconds, not SMPI's simulated one. */
 double charge_real_seconds(void);
 
+/* This machine's time of run(arg), as charge_calibrate times a sub-plan:
+ * the better of two runs, each from memory (the caches evicted first), or
+ * the time cached under `key` in the file `cache` (either may be null),
+ * where it is stored once measured. */
+double charge_measure(const char *key, const char *cache, void (*run)(void *), void *arg);
+
 /* CHARGE_MODEL: charges `seconds` of local work that a program does outside
  * FFTW's plans (SMPI drops bursts below smpi/cpu-threshold, so short ones
  * add up until they pass it). */
