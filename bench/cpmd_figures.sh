@@ -19,6 +19,10 @@
 # stock (stock FFTW in place, its pairwise transpose), hsa, sa (ours,
 # forced), auto (ours, FFTW's choice among them), oop (stock FFTW out of
 # place: a second array, FFTW_DESTROY_INPUT).  FFTW_ESTIMATE throughout.
+# Not in the default list: ALGORITHM-pipelined (two batches in flight, each
+# one's exchanges behind the other's FFTs, bench/cpmd_pipeline.c) and its
+# twin ALGORITHM-sequential (the same pieces, every exchange waited for at
+# once); their pieces are timed and cached like the sub-plans below.
 #
 # How compute is charged under SMPI.  Every MPI call of FFTW's plans and
 # of liballtoall_inplace is simulated (SMPI's network model of the

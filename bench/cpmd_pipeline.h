@@ -44,10 +44,10 @@ void cpmd_pipeline_destroy(cpmd_pipeline *pl);
 
 #ifdef CPMD_FFT_SMPI
 /* Under SMPI: the local work is charged instead of done.  Rank 0 of comm
- * times each kind of piece on its array `work` as sim_charge times FFTW's
- * sub-plans (charge_measure: from memory, or from the file `cache`, so that
- * the variants of a case are charged alike), and every rank is charged that
- * time times `slowdown` per piece.  Collective; returns rank 0's measured
+ * times each kind of piece on its array `work`, a whole pass of them from
+ * memory as sim_charge times FFTW's sub-plans (charge_measure; or from the
+ * file `cache`, so that the variants of a case are charged alike), and
+ * every rank is charged its share times `slowdown` per piece.  Collective; returns rank 0's measured
  * time of one batch's step (its forward and backward transforms). */
 double cpmd_pipeline_model(cpmd_pipeline *pl, fftw_complex *work, double slowdown,
                            const char *cache);
