@@ -85,9 +85,10 @@
 #   PIPELINE_PIECES [16]   their pieces per computation, each followed by a test
 #                          (cpmd_fft -t).  Each piece is a charge of its own, and
 #                          each event among a thousand flows in flight costs
-#                          SimGrid a solve: at 128 ranks 16 pieces took 440 s of
-#                          real time, a piece per step (128) over 600 s; at 64
-#                          ranks 16 pieces came within 0.6% of 64 pieces' time
+#                          SimGrid a solve: at 128 ranks hsa-pipelined with 16
+#                          pieces took 2468 s of real time (hsa-sequential 24 s),
+#                          with a piece per step (128) over 600 s; at 64 ranks 16
+#                          pieces came within 0.6% of 64 pieces' time
 #   TIME_LIMIT [600]       real seconds per smpirun (one variant of one case);
 #                          past it the run is recorded as "timeout"
 #   FORCE [0]              1: simulate again the cases that cpmd_smpi.dat has
@@ -237,7 +238,9 @@ simulate() {
         -t "$PIPELINE_PIECES" -a "$variant" --model \
         --calibration "$dir/calibration" \
         > "$dir/rows" 2>> "$OUT/cpmd_smpi.log" || status=$?
-    grep -v '^#' "$dir/rows" | sed "s/^/$label /;s/\$/ $(($(date +%s) - started))/"
+    # the variant's row only: a failing smpirun prints its command line and more
+    awk -v v="$variant" '$1 == v' "$dir/rows" |
+        sed "s/^/$label /;s/\$/ $(($(date +%s) - started))/"
     if [ "$status" != 0 ]; then
         echo "$label $variant $np $groups $((np / groups)) $n $batch" \
              "$([ "$status" = 124 ] && echo "timeout after $TIME_LIMIT s" || echo failed)"

@@ -128,7 +128,7 @@ static void finish(cpmd_pipeline *pl)
 /* ---- Pieces ------------------------------------------------------------------ */
 
 /* One piece of `kind` at data (or, under SMPI's model, its charge), then a
- * test of the exchange in flight. */
+ * test of the exchange in flight; y: the plane's index, for RECIPROCAL. */
 static void piece(cpmd_pipeline *pl, enum piece_kind kind, fftw_complex *data, ptrdiff_t y)
 {
 #ifdef CPMD_FFT_SMPI
@@ -232,18 +232,18 @@ void cpmd_pipeline_steps(cpmd_pipeline *pl, fftw_complex *const arrays[2], int b
     for (int k = 0; k < batches; k += 2) {
         forward_local(pl, a); /* beside E2(b) of the pair before */
         finish(pl);
-        start(pl, a);
+        start(pl, a); /* E1(a), beside P3(b) of the pair before and F1(b) */
         if (k > 0)
             backward_local(pl, b);
         forward_local(pl, b);
         finish(pl);
-        start(pl, b);
+        start(pl, b); /* E1(b), beside P2(a) */
         middle(pl, a, MIDDLE_ALL);
         finish(pl);
-        start(pl, a);
+        start(pl, a); /* E2(a), beside P2(b) */
         middle(pl, b, MIDDLE_ALL);
         finish(pl);
-        start(pl, b);
+        start(pl, b); /* E2(b), beside P3(a) and the next pair's F1(a) */
         backward_local(pl, a);
     }
     finish(pl);
