@@ -354,23 +354,6 @@ void cpmd_pipeline_destroy(cpmd_pipeline *pl)
 }
 
 #ifdef CPMD_FFT_SMPI
-/* How many pieces of `kind` one step of a batch runs. */
-static double pieces_per_step(const cpmd_pipeline *pl, enum piece_kind kind)
-{
-    switch (kind) {
-    case LINES_FORWARD:
-    case LINES_BACKWARD:
-        return (double)(pl->planes * pl->n / pl->line_group);
-    case COLUMNS_FORWARD:
-    case COLUMNS_BACKWARD:
-        return (double)((pl->planes + pl->tplanes) * (pl->n / pl->column_group));
-    case RECIPROCAL:
-        return (double)pl->tplanes;
-    default:
-        return pl->plan[kind] ? 1 : 0;
-    }
-}
-
 typedef struct timed_pass {
     cpmd_pipeline *pl;
     enum piece_kind kind;
@@ -395,6 +378,15 @@ static void run_pass(void *arg)
             piece(pl, RECIPROCAL, plane_at(pl, t->work, y), y);
     else
         piece(pl, t->kind, t->work, 0);
+}
+
+/* How many times one step of a batch runs a kind's pass: the columns before
+ * the exchange and after it, the rest once. */
+static double passes_per_step(const cpmd_pipeline *pl, enum piece_kind kind)
+{
+    return kind == COLUMNS_FORWARD || kind == COLUMNS_BACKWARD
+               ? (double)(pl->planes + pl->tplanes) / (double)pl->planes
+               : 1;
 }
 
 /* The pieces of one run_pass. */
@@ -435,10 +427,9 @@ double cpmd_pipeline_model(cpmd_pipeline *pl, fftw_complex *work, double slowdow
                  name[k], pl->n, pl->batch, pl->planes, pl->tplanes, pl->line_group,
                  pl->column_group);
         timed_pass t = { pl, (enum piece_kind)k, work };
-        double seconds = charge_measure(key, cache, run_pass, &t) /
-                         pass_pieces(pl, (enum piece_kind)k);
-        pl->charge[k] = seconds * slowdown;
-        total += seconds * pieces_per_step(pl, (enum piece_kind)k);
+        double pass = charge_measure(key, cache, run_pass, &t);
+        pl->charge[k] = pass / pass_pieces(pl, (enum piece_kind)k) * slowdown;
+        total += pass * passes_per_step(pl, (enum piece_kind)k);
     }
     check_mpi(MPI_Bcast(pl->charge, PIECE_KINDS, MPI_DOUBLE, 0, pl->comm), "MPI_Bcast");
     pl->model = 1;
