@@ -414,6 +414,15 @@ static void report(const options *opt, const char *variant, const group *g, MPI_
     fflush(stdout);
 }
 
+/* Whether a checked run went wrong (rank 0 says so); the model checks nothing. */
+static int wrong_result(const options *opt, const char *variant, int rank, double error)
+{
+    int wrong = !opt->model && !(error < 1e-9);
+    if (wrong && rank == 0)
+        fprintf(stderr, "cpmd_fft: %s: WRONG RESULT, largest error %.3e\n", variant, error);
+    return wrong;
+}
+
 /* Runs one variant and prints its line on rank 0; nonzero if wrong. */
 static int run_variant(const options *opt, const char *variant, const group *g, MPI_Comm comm,
                        const propagator *prop)
@@ -531,10 +540,7 @@ static int run_variant(const options *opt, const char *variant, const group *g, 
     free_array(data, fold);
     if (out_of_place)
         free_array(spare, fold);
-    int wrong = !opt->model && !(error < 1e-9);
-    if (wrong && rank == 0)
-        fprintf(stderr, "cpmd_fft: %s: WRONG RESULT, largest error %.3e\n", variant, error);
-    return wrong;
+    return wrong_result(opt, variant, rank, error);
 }
 
 /* ---- The pipelined variants (cpmd_pipeline.c) ---------------------------------- */
@@ -648,10 +654,7 @@ static int run_pipelined(const options *opt, const char *variant, AIP_Algorithm 
     cpmd_pipeline_destroy(pl);
     free_array(arrays[0], fold);
     free_array(arrays[1], fold);
-    int wrong = !opt->model && !(error < 1e-9);
-    if (wrong && rank == 0)
-        fprintf(stderr, "cpmd_fft: %s: WRONG RESULT, largest error %.3e\n", variant, error);
-    return wrong;
+    return wrong_result(opt, variant, rank, error);
 }
 
 static int run(const void *options_, MPI_Comm comm)
