@@ -14,11 +14,15 @@
 # (the local FFTs and transposes) on its real 512 MiB and times it, and
 # every rank is charged that time scaled to the simulated core by memory
 # bandwidth; every memcpy/memmove of the exchange is charged at the core's
-# copy bandwidth.  Rank 0's measurements are kept in $BUILD/calibration and
-# reused: every variant and platform of one case is charged the same local
-# work, so that they differ by their exchanges, not by this machine's noise
-# (delete the file to measure again, on a quiet machine).  The other ranks' arrays are folded onto shared pages
-# (SMPI_SHARED_MALLOC), so 1024 ranks x 512 MiB fit here.
+# copy bandwidth.  Rank 0's measurements are kept in $OUT/fftw_smpi.calibration
+# and reused: every variant and platform of one case is charged the same
+# local work, so that they differ by their exchanges, not by this machine's
+# noise.  The file is kept with the figures, since their rows were charged
+# with it; a sub-plan it lacks is measured on the machine at hand (so run a
+# new case's stock variant first, and see docs/results.md for how the file
+# was rebuilt when the machine that measured the first rows was gone).  The
+# other ranks' arrays are folded onto shared pages (SMPI_SHARED_MALLOC), so
+# 1024 ranks x 512 MiB fit here.
 #
 # Variants (FFTW_MPI_INPLACE_ALGORITHM, as in mpi-bench -o inplace=...):
 #   stock   stock FFTW in place (off)       mpich, lsa, hsa, sa   ours, forced
@@ -31,7 +35,9 @@
 #           meanwhile, as SMPI overlaps a charged computation with flows
 #
 # Environment (defaults in brackets):
-#   PLATFORMS [juropa juqueen]
+#   PLATFORMS [juropa juqueen]; also juropa-spread: JuRoPA with the job on
+#          16 of each leaf switch's 18 nodes (packed on 128 nodes, flows
+#          collide on the fat tree's D-mod-K routes: fftw_smpi.sh --routes)
 #   CASES ["2:512 16:1024 64:1600 128:2048 256:2560 1024:4096"]  ranks:N for N^3
 #   VARIANTS [stock mpich lsa hsa sa auto dor]
 #   SAMPLE [16], SAMPLE_FROM [1024]  cases of SAMPLE_FROM ranks or more are
@@ -42,9 +48,10 @@
 #          sharing of about a thousand flows at each of 2 x 1024^2 messages);
 #          sampled, minutes.  --check-sampling measures the error.
 #   SAMPLE_WHOLE [mpich]  variants never sampled: MPICH's schedule is a wave
-#          (rank r meets s - r at step s), whose steps do not stand for each
-#          other (sampled, it comes out 7-26% slow); with few exchanges in
-#          flight at a time it is cheap to simulate whole
+#          (rank r meets s - r at step s) whose front runs ragged in a whole
+#          run but starts flat at each sampled step: sampled, it comes out
+#          4-30% slow at 64-256 ranks (docs/results.md), so it runs whole,
+#          for hours at 1024 ranks
 #   PRECISION [1e-6]  SimGrid's surf/precision (its default is 1e-9): the
 #          solver ignores smaller rate changes; --check-precision measures it
 #   TIME_LIMIT [1800]  seconds of real time per run; a run past it is
@@ -64,7 +71,9 @@
 # --check-sampling runs the SAMPLE_CHECK cases ["64:1600 128:2048 256:2560"]
 # whole and sampled (fftw_smpi_sampling.{dat,txt}); --check-precision runs
 # the PRECISION_CHECK cases ["128:2048 256:2560"] at PRECISION and at 1e-9
-# (fftw_smpi_precision.{dat,txt}).
+# (fftw_smpi_precision.{dat,txt}); --routes counts the flows of each
+# schedule on the JuRoPA model's links as SimGrid routes them, packed and
+# spread, at 256 and 1024 ranks (bench/smpi/fattree_load.c; fattree_load.txt).
 #
 # SMPI settings, and why:
 #   smpi/host-speed:1Gf, hosts of 1 Gflop/s   one simulated flop is a
@@ -98,10 +107,11 @@ case "${1:-}" in
 --validate) mode=validate ;;
 --check-sampling) mode=check-sampling ;;
 --check-precision) mode=check-precision ;;
+--routes) mode=routes ;;
 --build) mode=build ;;
 -h|--help) sed -n '2,/^# shellcheck/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 "") ;;
-*) echo "usage: [PLATFORMS=... CASES=... VARIANTS=...] fftw_smpi.sh [--build | --plot-only | --validate | --check-sampling | --check-precision]" >&2
+*) echo "usage: [PLATFORMS=... CASES=... VARIANTS=...] fftw_smpi.sh [--build | --plot-only | --validate | --check-sampling | --check-precision | --routes]" >&2
    exit 2 ;;
 esac
 PLATFORMS=${PLATFORMS:-juropa juqueen}
@@ -168,23 +178,31 @@ build_all() {
 simulate() {
     platform=$1 np=$2 n=$3 variant=$4 stride=$5
     shift 5
+    # rank r runs on the job's node r / cores; the job fills `used` of each
+    # `leaf` consecutive nodes of the machine (a leaf switch's)
     case "$platform" in
-    juropa) cores=8 overhead=5e-7 ;;
-    juqueen) cores=16 overhead=1e-6 ;;
+    juropa) cores=8 overhead=5e-7 leaf=18 used=18 ;;
+    juropa-spread) cores=8 overhead=5e-7 leaf=18 used=16 ;;
+    juqueen) cores=16 overhead=1e-6 leaf=1 used=1 ;;
     esac
-    nodes=$(((np + cores - 1) / cores))
     algorithm=$variant oop=""
     case "$variant" in
     stock) algorithm=off ;;
     dor) algorithm=off oop=--oop ;;
     esac
     hostfile=$build/hosts_${platform}_$np
-    awk -v np="$np" -v c="$cores" 'BEGIN { for (r = 0; r < np; r++) print "node-" int(r / c) }' \
-        > "$hostfile"
+    awk -v np="$np" -v c="$cores" -v leaf="$leaf" -v used="$used" 'BEGIN {
+            for (r = 0; r < np; r++) {
+                node = int(r / c)
+                print "node-" int(node / used) * leaf + node % used
+            }
+        }' > "$hostfile"
+    nodes=$(($(tail -n 1 "$hostfile" | cut -d- -f2) + 1))
     echo "=== $platform, $np ranks, ${n}^3, $variant, sampled 1/$stride" >> "$OUT/fftw_smpi.log"
     started=$(date +%s)
     # shellcheck disable=SC2086 # oop and SMPI_CFG are word lists
-    if FFTW_SMPI_PLATFORM=$platform FFTW_SMPI_NODES=$nodes FFTW_MPI_INPLACE_ALGORITHM=$algorithm \
+    rowfile=$build/row.$$.${platform}_${np}_$variant
+    if FFTW_SMPI_PLATFORM=${platform%-spread} FFTW_SMPI_NODES=$nodes FFTW_MPI_INPLACE_ALGORITHM=$algorithm \
         TMPDIR=$build timeout "$TIME_LIMIT" smpirun -np "$np" -platform "$build/platforms.so" \
             -hostfile "$hostfile" "$build/fftw_sim" \
             --cfg=smpi/host-speed:1Gf --cfg=smpi/simulate-computation:"${COMPUTE:-no}" \
@@ -194,12 +212,13 @@ simulate() {
             --cfg=surf/precision:"$PRECISION" \
             --cfg=smpi/display-timing:1 --log=root.thresh:warning --log=smpi_utils.thresh:info \
             ${SMPI_CFG:-} -s "${n}x${n}x${n}" $oop --label "$variant" --sample "$stride" "$@" \
-            > "$build/row_${platform}_${np}_$variant" 2>> "$OUT/fftw_smpi.log"; then
-        row=$(grep -v '^#' "$build/row_${platform}_${np}_$variant" | tail -n 1)
+            > "$rowfile" 2>> "$OUT/fftw_smpi.log"; then
+        row=$(grep -v '^#' "$rowfile" | tail -n 1)
     else
         status=$?
         row="$variant $np $n $([ "$status" -eq 124 ] && echo timeout || echo failed)"
     fi
+    rm -f "$rowfile"
     echo "$platform $row $(($(date +%s) - started)) $stride"
 }
 
@@ -230,8 +249,8 @@ store_row() {
               { k = ($15 == "" ? 1 : $15); key = $1 " " $3 " " k " " $2; last[key] = $0
                 order[key] = sprintf("%s %08d %08d %03d", $1, $3, k, ($2 in rank) ? rank[$2] : 99) }
               END { for (key in last) print order[key] "\t" last[key] }' |
-          sort | cut -f2-; } > "$file.new"
-    mv "$file.new" "$file"
+          sort | cut -f2-; } > "$file.new.$$"
+    mv "$file.new.$$" "$file"
 }
 
 # run_case PLATFORM RANKS N VARIANT STRIDE DAT: the case's row, from DAT if it
@@ -243,7 +262,7 @@ run_case() {
         return
     fi
     echo "fftw_smpi: $(date +%H:%M) $1, $2 ranks, $3^3, $4, sampled 1/$5 ..." >&2
-    row=$(simulate "$1" "$2" "$3" "$4" "$5" --model --fold --calibration "$build/calibration")
+    row=$(simulate "$1" "$2" "$3" "$4" "$5" --model --fold --calibration "$OUT/fftw_smpi.calibration")
     echo "$row"
     store_row "$row" "$6"
 }
@@ -377,6 +396,10 @@ check_precision() {
 
 # compare DAT_A STRIDE_A DAT_B STRIDE_B TITLE: a Markdown table of the cases
 # run in both, B against A (its error in percent), with each run's real time.
+# B's transform is A's with B's exchange in place of A's: what the runs
+# compare is their exchanges, and the local work of two runs of one case is
+# the same only while they share a calibration file (a new machine measures
+# it afresh).
 compare() {
     echo "| platform | p | variant | exchange: $5 (s) | error | transform (s) | error | real time (s) |"
     echo "|---|---|---|---|---|---|---|---|"
@@ -390,15 +413,22 @@ compare() {
             for (i = 1; i <= n; i++) {
                 if (!(order[i] in a)) continue
                 split(a[order[i]], x, " "); split(b[order[i]], y, " ")
+                transform = x[5] + y[6] - x[6]
                 printf "| %s | %d | %s | %.4f, %.4f | %+.2f%% | %.3f, %.3f | %+.2f%% | %d, %d |\n",
                        x[1], x[3], x[2], x[6], y[6], 100 * (y[6] / x[6] - 1),
-                       x[5], y[5], 100 * (y[5] / x[5] - 1), x[14], y[14]
+                       x[5], transform, 100 * (transform / x[5] - 1), x[14], y[14]
             }
         }' "$1" "$3"
 }
 
 case "$mode" in
 plot) plot; table; exit 0 ;;
+routes)
+    cc -O2 -std=gnu11 -Wall -Wextra -I"$top/alltoall_inplace" "$top/bench/smpi/fattree_load.c" \
+        "$top"/alltoall_inplace/schedule/schedule_*.c -o "$build/fattree_load"
+    { "$build/fattree_load" 256:2560 1024:4096
+      "$build/fattree_load" --spread 16 1024:4096 | tail -n +3; } | tee "$OUT/fattree_load.txt"
+    exit 0 ;;
 build) build_all; exit 0 ;;
 check-sampling)
     build_all
