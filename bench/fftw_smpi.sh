@@ -47,11 +47,11 @@
 #          1024 ranks takes hours (SimGrid's max-min solver re-solves the
 #          sharing of about a thousand flows at each of 2 x 1024^2 messages);
 #          sampled, minutes.  --check-sampling measures the error.
-#   SAMPLE_WHOLE [mpich]  variants never sampled: MPICH's schedule is a wave
-#          (rank r meets s - r at step s) whose front runs ragged in a whole
-#          run but starts flat at each sampled step: sampled, it comes out
-#          4-30% slow at 64-256 ranks (docs/results.md), so it runs whole,
-#          for hours at 1024 ranks
+#   SAMPLE_WHOLE []  variants never sampled.  MPICH's schedule, a wave (rank r
+#          meets s - r at step s), samples worst: its front runs ragged in a
+#          whole run but starts flat at each sampled step (+30% at 64 ranks
+#          on Juqueen, within 1.4% from 256 on: docs/results.md); whole, it
+#          takes hours at 1024 ranks
 #   PRECISION [1e-6]  SimGrid's surf/precision (its default is 1e-9): the
 #          solver ignores smaller rate changes; --check-precision measures it
 #   TIME_LIMIT [1800]  seconds of real time per run; a run past it is
@@ -121,7 +121,7 @@ VARIANTS=${VARIANTS:-stock mpich lsa hsa sa auto dor}
 PRECISION=${PRECISION:-1e-6}
 SAMPLE=${SAMPLE:-16}
 SAMPLE_FROM=${SAMPLE_FROM:-1024}
-SAMPLE_WHOLE=${SAMPLE_WHOLE-mpich}
+SAMPLE_WHOLE=${SAMPLE_WHOLE-}
 SAMPLE_CHECK=${SAMPLE_CHECK:-64:1600 128:2048 256:2560}
 PRECISION_CHECK=${PRECISION_CHECK:-128:2048 256:2560}
 TIME_LIMIT=${TIME_LIMIT:-1800}
