@@ -399,7 +399,8 @@ check_precision() {
 # B's transform is A's with B's exchange in place of A's: what the runs
 # compare is their exchanges, and the local work of two runs of one case is
 # the same only while they share a calibration file (a new machine measures
-# it afresh).
+# it afresh).  Runs whose plans differ (made by different code) are not
+# compared.
 compare() {
     echo "| platform | p | variant | exchange: $5 (s) | error | transform (s) | error | real time (s) |"
     echo "|---|---|---|---|---|---|---|---|"
@@ -413,6 +414,11 @@ compare() {
             for (i = 1; i <= n; i++) {
                 if (!(order[i] in a)) continue
                 split(a[order[i]], x, " "); split(b[order[i]], y, " ")
+                if (x[13] != y[13]) {
+                    printf "| %s | %d | %s | plans differ: %s, %s | | | | %d, %d |\n",
+                           x[1], x[3], x[2], x[13], y[13], x[14], y[14]
+                    continue
+                }
                 transform = x[5] + y[6] - x[6]
                 printf "| %s | %d | %s | %.4f, %.4f | %+.2f%% | %.3f, %.3f | %+.2f%% | %d, %d |\n",
                        x[1], x[3], x[2], x[6], y[6], 100 * (y[6] / x[6] - 1),
