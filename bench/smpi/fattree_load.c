@@ -21,8 +21,10 @@
  *            share: the sum over steps of that link's flows x block /
  *            bandwidth (an estimate: the executors keep several steps in
  *            flight, and MPICH's steps are logical: its run is a wave)
- *   crossbar the same with the switches' links left out  --spread K places the job's
- * nodes K to a leaf (bench/fftw_smpi.sh's juropa-spread: 16) instead of 18.
+ *   crossbar the same with the switches' links left out
+ *
+ * --spread K places the job's nodes K to a leaf (bench/fftw_smpi.sh's
+ * juropa-spread: 16) instead of 18.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,20 +74,20 @@ typedef struct loads {
 } loads;
 
 /* Adds the flow from rank r to rank q to the links it crosses (delta 1), or
- * takes it away (-1); returns the most flows on one of them afterwards
- * (switch links only: `switches`). */
-static int route(loads *l, int r, int q, int delta, int *switches)
+ * takes it away (-1); returns the flows then on the leaf-to-spine link it
+ * climbs (0: it climbs none). */
+static int route(loads *l, int r, int q, int delta)
 {
     int a = host_of(r), b = host_of(q);
-    *switches = 0;
-    if (a == b)
-        return l->memory[a] += delta;
-    int most = (l->node_up[a] += delta);
-    if ((l->node_down[b] += delta) > most)
-        most = l->node_down[b];
-    if (a / LEAF_NODES != b / LEAF_NODES)
-        *switches = (l->leaf_up[a / LEAF_NODES][b % SPINES] += delta);
-    return most > *switches ? most : *switches;
+    if (a == b) {
+        l->memory[a] += delta;
+        return 0;
+    }
+    l->node_up[a] += delta;
+    l->node_down[b] += delta;
+    if (a / LEAF_NODES == b / LEAF_NODES)
+        return 0;
+    return l->leaf_up[a / LEAF_NODES][b % SPINES] += delta;
 }
 
 typedef struct result {
@@ -133,13 +135,13 @@ static result analyse(const aip_schedule *s, int p, double block)
         s->fill(r, p, peers + (size_t)r * nsteps);
     check(s, p, nsteps, peers);
     for (int step = 0; step < nsteps; step++) {
-        int busy = 0, up = 0, switches;
+        int busy = 0, up = 0;
         for (int r = 0; r < p; r++) {
             int q = peers[(size_t)r * nsteps + step];
             if (q != AIP_IDLE) {
-                route(l, r, q, 1, &switches);
+                int climbing = route(l, r, q, 1);
                 busy = 1;
-                up = switches > up ? switches : up;
+                up = climbing > up ? climbing : up;
             }
         }
         if (!busy)
@@ -163,7 +165,7 @@ static result analyse(const aip_schedule *s, int p, double block)
         for (int r = 0; r < p; r++) {
             int q = peers[(size_t)r * nsteps + step];
             if (q != AIP_IDLE)
-                route(l, r, q, -1, &switches);
+                route(l, r, q, -1);
         }
     }
     out.node /= out.busy;
