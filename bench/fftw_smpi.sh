@@ -430,7 +430,7 @@ compare() {
 case "$mode" in
 plot) plot; table; exit 0 ;;
 routes)
-    cc -O2 -std=gnu11 -Wall -Wextra -I"$top/alltoall_inplace" "$top/bench/smpi/fattree_load.c" \
+    cc -O2 -std=gnu11 -Wall -Wextra -I"$top/alltoall_inplace" -I"$top/bench/smpi" "$top/bench/smpi/fattree_load.c" \
         "$top"/alltoall_inplace/schedule/schedule_*.c -o "$build/fattree_load"
     { "$build/fattree_load" 256:2560 1024:4096
       "$build/fattree_load" --spread 16 1024:4096 | tail -n +3; } | tee "$OUT/fattree_load.txt"

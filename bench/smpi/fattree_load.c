@@ -30,11 +30,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "juropa.h"
 #include "schedule/schedule.h"
 
-enum { RANKS_PER_NODE = 8, LEAF_NODES = 18, SPINES = 18, MAX_HOSTS = 18 * 64 };
-static const double link_bandwidth = 3.2e9;        /* bytes/s, each direction */
-static const double memory_bandwidth = 32e9 / 2.0; /* a node's messages within it */
+enum {
+    RANKS_PER_NODE = JUROPA_CORES,
+    LEAF_NODES = JUROPA_LEAF_NODES,
+    SPINES = JUROPA_SPINES,
+    MAX_HOSTS = JUROPA_LEAF_NODES * 64
+};
+static const double link_bandwidth = JUROPA_LINK_BANDWIDTH;
+/* a node's messages within it: each byte read and written (platforms.cpp) */
+static const double memory_bandwidth = JUROPA_NODE_COPY_BANDWIDTH / 2;
 
 /* Stock FFTW's transpose-pairwise exchanges in the rounds of the circle
  * method: its local copy first, then in round k = 0 .. p - 2 rank k pairs

@@ -51,6 +51,8 @@
  */
 #include <simgrid/s4u.hpp>
 
+#include "juropa.h"
+
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -66,7 +68,8 @@ struct Machine {
     double node_copy_bandwidth;          /* STREAM copy of a whole node, bytes/s */
 };
 
-const Machine juropa = { 8, 3.2e9, 0.1e-6, 32e9 };
+const Machine juropa = { JUROPA_CORES, JUROPA_LINK_BANDWIDTH, JUROPA_LINK_LATENCY,
+                         JUROPA_NODE_COPY_BANDWIDTH };
 const Machine juqueen = { 16, 1.8e9, 0.05e-6, 28e9 };
 
 unsigned long nodes_wanted()
@@ -119,8 +122,8 @@ sg4::ClusterCallbacks node_callbacks(const Machine &m)
 void build_juropa(unsigned long nodes)
 {
     const Machine m = scaled(juropa);
-    unsigned int leaves = (unsigned int)((nodes + 17) / 18);
-    sg4::FatTreeParams tree(2, { 18, leaves }, { 1, 18 }, { 1, 1 });
+    unsigned int leaves = (unsigned int)((nodes + JUROPA_LEAF_NODES - 1) / JUROPA_LEAF_NODES);
+    sg4::FatTreeParams tree(2, { JUROPA_LEAF_NODES, leaves }, { 1, JUROPA_SPINES }, { 1, 1 });
     sg4::create_fatTree_zone("juropa", nullptr, tree, node_callbacks(m), m.link_bandwidth,
                              m.link_latency,
                              sg4::Link::SharingPolicy::SPLITDUPLEX)
