@@ -72,8 +72,8 @@
 # whole and sampled (fftw_smpi_sampling.{dat,txt}); --check-precision runs
 # the PRECISION_CHECK cases ["128:2048 256:2560"] at PRECISION and at 1e-9
 # (fftw_smpi_precision.{dat,txt}); --routes counts the flows of each
-# schedule on the JuRoPA model's links as SimGrid routes them, packed and
-# spread, at 256 and 1024 ranks (bench/smpi/fattree_load.c; fattree_load.txt).
+# schedule on both models' links as SimGrid routes them, JuRoPA's job packed
+# and spread, at 16 to 1024 ranks (bench/smpi/route_load.c; route_load.txt).
 #
 # SMPI settings, and why:
 #   smpi/host-speed:1Gf, hosts of 1 Gflop/s   one simulated flop is a
@@ -430,10 +430,14 @@ compare() {
 case "$mode" in
 plot) plot; table; exit 0 ;;
 routes)
-    cc -O2 -std=gnu11 -Wall -Wextra -I"$top/alltoall_inplace" -I"$top/bench/smpi" "$top/bench/smpi/fattree_load.c" \
-        "$top"/alltoall_inplace/schedule/schedule_*.c -o "$build/fattree_load"
-    { "$build/fattree_load" 256:2560 1024:4096
-      "$build/fattree_load" --spread 16 1024:4096 | tail -n +3; } | tee "$OUT/fattree_load.txt"
+    mkdir -p "$build"
+    cc -O2 -std=gnu11 -Wall -Wextra -I"$top/alltoall_inplace" -I"$top/bench/smpi" "$top/bench/smpi/route_load.c" \
+        "$top"/alltoall_inplace/schedule/schedule_*.c -o "$build/route_load"
+    cases="16:1024 64:2048 128:2048 256:2560 1024:4096"
+    # shellcheck disable=SC2086 # the cases are a word list
+    { "$build/route_load" juropa $cases
+      "$build/route_load" juropa --spread 16 1024:4096 | tail -n +3
+      "$build/route_load" juqueen $cases | tail -n +3; } | tee "$OUT/route_load.txt"
     exit 0 ;;
 build) build_all; exit 0 ;;
 check-sampling)

@@ -4,19 +4,27 @@
  * The set [low, high) of processes is split at mid = floor((low + high) / 2)
  * into a lower half of m = mid - low and an upper half of n = high - mid >= m
  * processes.  First every lower process exchanges with every upper one, in n
- * steps of a linear shift: at step i, lower process low + a meets
- * mid + (a + i) mod n.  Then both halves recurse independently and at the
- * same time.  Exchanges stay within ever smaller sets of neighbouring ranks,
- * which gives better locality on hierarchical machines (nodes, torus
- * partitions) than LSA's rank-wide shift.
+ * steps; then both halves recurse independently and at the same time.
+ * Exchanges stay within ever smaller sets of neighbouring ranks, which gives
+ * better locality on hierarchical machines (nodes, torus partitions) than
+ * LSA's rank-wide shift.  Steps: T(p) = ceil(p/2) + T(ceil(p/2)), T(1) = 0;
+ * that is p - 1 for a power of two and at most p + ceil(log2 p) - 2
+ * otherwise.
  *
- * The paper gives each upper process its list of partners (lines 12-17);
- * here the upper process u = mid + d takes the step of each partner from the
- * lower side's formula, so both partners agree on the step and the upper
- * process is idle where no lower process maps to it (once per level when
- * n = m + 1).  The order of partners is exactly the paper's.  Steps:
- * T(p) = ceil(p/2) + T(ceil(p/2)), T(1) = 0; that is p - 1 for a power of
- * two and at most p + ceil(log2 p) - 2 otherwise.
+ * One change from the paper, in the order of partners within a level: at
+ * step i, lower process low + a meets mid + b with a + b = i (mod n), the
+ * pairing LSA uses across all ranks, where the paper shifts (b = a + i).
+ * Same sets, same steps, same idle slots (an upper process is idle once per
+ * level when n = m + 1: where its a would be m).  Why: with ranks filling
+ * nodes in order, a shift moves every node's flows by the same offset; on a
+ * torus ring an offset of half the ring sends two nodes' flows over each
+ * link of one direction, and the other direction idles.  Pairs that sum to
+ * a constant go both ways round.  On the Juqueen model at 1024 ranks the
+ * busiest link carries 19.8 flows a step under the shift, 16.0 under the
+ * sum, and the lockstep estimate of an exchange drops from 5.90 s to
+ * 4.78 s (stock FFTW: 4.96 s); on JuRoPA's fat tree, and at up to 256 ranks
+ * on both, the two orders load the links alike (bench/smpi/route_load.c,
+ * docs/results.md).  For n <= 2 the two orders are the same.
  */
 #include "schedule.h"
 
@@ -40,12 +48,12 @@ static void hsa_fill(int rank, int p, int *peer)
         int m = mid - low, n = high - mid;
 
         if (rank < mid) {
-            /* step i: partner mid + (a + i) mod n, a = rank - low */
-            for (int i = 0, b = rank - low; i < n; i++, b = b + 1 < n ? b + 1 : 0)
+            /* step i: partner mid + b, b = (i - a) mod n, a = rank - low */
+            for (int i = 0, b = (n - (rank - low)) % n; i < n; i++, b = b + 1 < n ? b + 1 : 0)
                 peer[step + i] = mid + b;
         } else {
-            /* step i: lower partner low + a with a = (d - i) mod n, d = rank - mid */
-            for (int i = 0, a = rank - mid; i < n; i++, a = a > 0 ? a - 1 : n - 1)
+            /* step i: lower partner low + a, a = (i - b) mod n, b = rank - mid */
+            for (int i = 0, a = (n - (rank - mid)) % n; i < n; i++, a = a + 1 < n ? a + 1 : 0)
                 peer[step + i] = a < m ? low + a : AIP_IDLE;
         }
         step += n;

@@ -23,6 +23,17 @@
  * hypercube log2(n)/2 times, which costs more than the start-ups it saves
  * (measurements in tunables.h).
  *
+ * On exactly two nodes of several ranks, LSA instead of HSA above those
+ * thresholds.  HSA's first level crosses between the nodes and all its
+ * later ones stay within them, so its exchange uses the network for half
+ * its steps and the nodes' memory for the other half, never both; LSA's
+ * every step has flows of both kinds.  JuRoPA's model at 16 ranks (2 x 8):
+ * an exchange of 1024^3's blocks in lockstep takes 0.79 s under HSA, 0.69 s
+ * under LSA (bench/smpi/route_load.c), and the whole transform 1.006x and
+ * 0.98x stock's.  On more nodes the memory-only levels are the last
+ * 1/nodes of HSA's steps, and its locality wins (4 nodes and up, both
+ * models).
+ *
  * A general call (separate receive blocks) asks for the general algorithm,
  * whatever its options name: no other takes its layouts (aip_asked).
  */
@@ -61,6 +72,7 @@ static int auto_may_choose(const aip_call *call, AIP_Algorithm algorithm)
 {
     switch (algorithm) {
     case AIP_ALGORITHM_HSA: return 1;
+    case AIP_ALGORITHM_LSA: return node_aware_capable(call); /* where nodes are found */
     case AIP_ALGORITHM_HYPERCUBE:
         return hypercube_capable(call) && call->size >= AIP_AUTO_HYPERCUBE_MIN_RANKS &&
                call->block_bytes <= AIP_AUTO_HYPERCUBE_MAX_BYTES;
@@ -91,8 +103,9 @@ static void add_row(AIP_Algorithm rows[AIP_MAY_RUN_MAX], int *count, AIP_Algorit
  * any shape, and the budget may be anyone's. */
 int aip_may_run(const aip_call *call, AIP_Algorithm asked, AIP_Algorithm rows[AIP_MAY_RUN_MAX])
 {
-    static const AIP_Algorithm auto_candidates[] = { AIP_ALGORITHM_HSA, AIP_ALGORITHM_SA,
-                                                     AIP_ALGORITHM_L, AIP_ALGORITHM_HYPERCUBE };
+    static const AIP_Algorithm auto_candidates[] = { AIP_ALGORITHM_HSA, AIP_ALGORITHM_LSA,
+                                                     AIP_ALGORITHM_SA, AIP_ALGORITHM_L,
+                                                     AIP_ALGORITHM_HYPERCUBE };
     int count = 0;
 
     switch (asked) {
@@ -132,6 +145,12 @@ static int leader_fits(const aip_shape *shape, size_t block_bytes, long long min
                (size_t)min_aux_bytes / 2;
 }
 
+/* Auto's choice for blocks where aggregating them pays nothing. */
+static AIP_Algorithm auto_exchange(const aip_shape *shape)
+{
+    return shape->nodes == 2 && shape->per_node > 1 ? AIP_ALGORITHM_LSA : AIP_ALGORITHM_HSA;
+}
+
 /* On nodes found: the node-aware algorithm asked for, or auto's choice. */
 static AIP_Algorithm decide_on_nodes(const aip_call *call, AIP_Algorithm asked,
                                      const aip_shape *shape, long long min_aux_bytes,
@@ -143,17 +162,18 @@ static AIP_Algorithm decide_on_nodes(const aip_call *call, AIP_Algorithm asked,
         auto_may_choose(call, AIP_ALGORITHM_HYPERCUBE))
         return AIP_ALGORITHM_HYPERCUBE;
     if (!aip_shape_two_level(shape)) {
-        if (asked != AIP_ALGORITHM_AUTO)
-            *why = shape->smallest != shape->per_node
-                       ? "the nodes have different numbers of ranks"
-                       : "one node, or one rank per node: nothing to aggregate";
+        if (asked == AIP_ALGORITHM_AUTO)
+            return auto_exchange(shape);
+        *why = shape->smallest != shape->per_node
+                   ? "the nodes have different numbers of ranks"
+                   : "one node, or one rank per node: nothing to aggregate";
         return AIP_ALGORITHM_HSA;
     }
     if (asked == AIP_ALGORITHM_AUTO) {
         if (auto_may_choose(call, AIP_ALGORITHM_L) &&
             leader_fits(shape, block_bytes, min_aux_bytes))
             return AIP_ALGORITHM_L;
-        return auto_may_choose(call, AIP_ALGORITHM_SA) ? AIP_ALGORITHM_SA : AIP_ALGORITHM_HSA;
+        return auto_may_choose(call, AIP_ALGORITHM_SA) ? AIP_ALGORITHM_SA : auto_exchange(shape);
     }
     if (asked == AIP_ALGORITHM_L && !leader_fits(shape, block_bytes, min_aux_bytes)) {
         *why = "the leaders' aggregation space exceeds half the aux budget";

@@ -51,7 +51,7 @@
  */
 #include <simgrid/s4u.hpp>
 
-#include "juropa.h"
+#include "machines.h"
 
 #include <cstdlib>
 #include <stdexcept>
@@ -70,7 +70,8 @@ struct Machine {
 
 const Machine juropa = { JUROPA_CORES, JUROPA_LINK_BANDWIDTH, JUROPA_LINK_LATENCY,
                          JUROPA_NODE_COPY_BANDWIDTH };
-const Machine juqueen = { 16, 1.8e9, 0.05e-6, 28e9 };
+const Machine juqueen = { JUQUEEN_CORES, JUQUEEN_LINK_BANDWIDTH, JUQUEEN_LINK_LATENCY,
+                          JUQUEEN_NODE_COPY_BANDWIDTH };
 
 unsigned long nodes_wanted()
 {
@@ -133,10 +134,8 @@ void build_juropa(unsigned long nodes)
 void build_juqueen(unsigned long nodes)
 {
     const Machine m = scaled(juqueen);
-    /* E is 2 (1 for one node); A, B, C, D double in turn until the nodes fit. */
-    std::vector<unsigned long> dims = { 1, 1, 1, 1, nodes > 1 ? 2ul : 1ul };
-    for (int d = 0; dims[0] * dims[1] * dims[2] * dims[3] * dims[4] < nodes; d = (d + 1) % 4)
-        dims[d] *= 2;
+    unsigned long dims[JUQUEEN_TORUS_DIMENSIONS];
+    juqueen_torus(nodes, dims);
     std::vector<unsigned long> used; /* SimGrid declares a dimension of 1 twice */
     for (unsigned long d : dims)
         if (d > 1)

@@ -46,25 +46,25 @@ static int paper_lsa(int rank, int p, int *out)
     return n;
 }
 
-static int min_int(int a, int b) { return a < b ? a : b; }
-
+/* Fig. 4 with schedule_hsa.c's one change: within a level, the partners of
+ * lower process low + a and upper process mid + b pair where a + b = i
+ * (mod n) at step i; the paper's line was mid + (i + shift) % n, a shift.
+ * The levels, their sets and the idle slots are the paper's. */
 static int paper_hsa(int rank, int p, int *out)
 {
     int n_out = 0, low = 0, high = p;
     while (low + 1 < high) {
         int mid = (low + high) / 2;
+        int n = high - mid, m = mid - low;
         if (rank < mid) {
-            int n = high - mid;
-            for (int i = 0; i < n; i++) {
-                int shift = min_int(rank - low, n - 1);
-                out[n_out++] = mid + (i + shift) % n;
-            }
+            for (int i = 0; i < n; i++)
+                out[n_out++] = mid + (i - (rank - low) + n) % n;
             high = mid;
         } else {
-            int n = mid - low;
             for (int i = 0; i < n; i++) {
-                int shift = min_int(rank - mid, n - 1);
-                out[n_out++] = low + (shift - i + n) % n;
+                int a = (i - (rank - mid) + n) % n;
+                if (a < m)
+                    out[n_out++] = low + a;
             }
             low = mid;
         }
