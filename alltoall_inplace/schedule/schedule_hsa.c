@@ -22,9 +22,12 @@
  * a constant go both ways round.  On the Juqueen model at 1024 ranks the
  * busiest link carries 19.8 flows a step under the shift, 16.0 under the
  * sum, and the lockstep estimate of an exchange drops from 5.90 s to
- * 4.78 s (stock FFTW: 4.96 s); on JuRoPA's fat tree, and at up to 256 ranks
- * on both, the two orders load the links alike (bench/smpi/route_load.c,
- * docs/results.md).  For n <= 2 the two orders are the same.
+ * 4.78 s (stock FFTW: 4.96 s), and the simulated transposes from 1.03x to
+ * 0.93x stock's.  On JuRoPA's fat tree, and at up to 256 ranks on both, the
+ * two orders load the links alike; simulated, JuRoPA's exchanges come out
+ * the same and Juqueen's 2-2.5% slower at 64-256 ranks, the price taken
+ * (bench/smpi/route_load.c, docs/results.md).  For n <= 2 the two orders
+ * are the same.
  */
 #include "schedule.h"
 

@@ -29,8 +29,8 @@
  * its steps and the nodes' memory for the other half, never both; LSA's
  * every step has flows of both kinds.  JuRoPA's model at 16 ranks (2 x 8):
  * an exchange of 1024^3's blocks in lockstep takes 0.79 s under HSA, 0.69 s
- * under LSA (bench/smpi/route_load.c), and the whole transform 1.006x and
- * 0.98x stock's.  On more nodes the memory-only levels are the last
+ * under LSA (bench/smpi/route_load.c), and the whole transform 0.99x and
+ * 0.96x stock's.  On more nodes the memory-only levels are the last
  * 1/nodes of HSA's steps, and its locality wins (4 nodes and up, both
  * models).
  *

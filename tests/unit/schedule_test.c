@@ -8,7 +8,8 @@
  *   - step counts: MPICH 2p - 1, LSA <= p, HSA <= p + ceil(log2 p) - 2
  *     (p - 1 for powers of two);
  *   - each rank meets its partners in the order of the paper's pseudo-code
- *     (Figs. 1, 3 and 4 of Hofmann & Ruenger 2013, transcribed literally).
+ *     (Figs. 1, 3 and 4 of Hofmann & Ruenger 2013, transcribed literally;
+ *     Fig. 4 with schedule_hsa.c's one change, below).
  * Usage: schedule_test [max_p (1024; 256 under AIP_TEST_SCALE=small)]
  */
 #include <stdio.h>
