@@ -47,28 +47,47 @@ static int paper_lsa(int rank, int p, int *out)
     return n;
 }
 
-/* Fig. 4 with schedule_hsa.c's one change: within a level, the partners of
- * lower process low + a and upper process mid + b pair where a + b = i
- * (mod n) at step i; the paper's line was mid + (i + shift) % n, a shift.
- * The levels, their sets and the idle slots are the paper's. */
+static int min_int(int a, int b) { return a < b ? a : b; }
+
+/* Fig. 4 literally, one level at a time, then schedule_hsa.c's one change:
+ * the level's partners put in the order where lower process low + a meets
+ * upper process mid + b at step a + b (mod n), the paper's shift's order
+ * being i = b - a.  The sets come from the paper, the order from the rule,
+ * so neither is the library's loop; two partners on one step give -2. */
 static int paper_hsa(int rank, int p, int *out)
 {
+    enum { MAX_LEVEL = 1024 };
     int n_out = 0, low = 0, high = p;
     while (low + 1 < high) {
-        int mid = (low + high) / 2;
-        int n = high - mid, m = mid - low;
+        int mid = (low + high) / 2, n = high - mid;
+        int level[MAX_LEVEL], count = 0, at_step[MAX_LEVEL];
         if (rank < mid) {
-            for (int i = 0; i < n; i++)
-                out[n_out++] = mid + (i - (rank - low) + n) % n;
-            high = mid;
-        } else {
             for (int i = 0; i < n; i++) {
-                int a = (i - (rank - mid) + n) % n;
-                if (a < m)
-                    out[n_out++] = low + a;
+                int shift = min_int(rank - low, n - 1);
+                level[count++] = mid + (i + shift) % n;
             }
-            low = mid;
+        } else {
+            int m = mid - low;
+            for (int i = 0; i < m; i++) {
+                int shift = min_int(rank - mid, m - 1);
+                level[count++] = low + (shift - i + m) % m;
+            }
         }
+        for (int i = 0; i < n; i++)
+            at_step[i] = AIP_IDLE;
+        for (int k = 0; k < count; k++) {
+            int a = rank < mid ? rank - low : level[k] - low;
+            int b = rank < mid ? level[k] - mid : rank - mid;
+            int step = (a + b) % n;
+            at_step[step] = at_step[step] == AIP_IDLE ? level[k] : -2;
+        }
+        for (int i = 0; i < n; i++)
+            if (at_step[i] != AIP_IDLE)
+                out[n_out++] = at_step[i];
+        if (rank < mid)
+            high = mid;
+        else
+            low = mid;
     }
     return n_out;
 }
