@@ -106,6 +106,8 @@ int aip_may_run(const aip_call *call, AIP_Algorithm asked, AIP_Algorithm rows[AI
     static const AIP_Algorithm auto_candidates[] = { AIP_ALGORITHM_HSA, AIP_ALGORITHM_LSA,
                                                      AIP_ALGORITHM_SA, AIP_ALGORITHM_L,
                                                      AIP_ALGORITHM_HYPERCUBE };
+    _Static_assert(sizeof auto_candidates / sizeof auto_candidates[0] <= AIP_MAY_RUN_MAX,
+                   "rows[] holds every candidate of auto");
     int count = 0;
 
     switch (asked) {

@@ -58,7 +58,7 @@ AIP_Algorithm aip_asked(const aip_call *call, AIP_Algorithm named);
 int aip_may_run_node_aware(const aip_call *call, AIP_Algorithm asked);
 /* The rows `asked` may turn into for this call, whatever the agreement and
  * the nodes turn out to be: fills rows[0 .. count) and returns count. */
-enum { AIP_MAY_RUN_MAX = 5 }; /* auto: hsa, lsa, sa, l, hypercube */
+enum { AIP_MAY_RUN_MAX = 5 }; /* auto's candidates (decision.c checks) */
 int aip_may_run(const aip_call *call, AIP_Algorithm asked, AIP_Algorithm rows[AIP_MAY_RUN_MAX]);
 /* The algorithm to run once the nodes (or NULL) and the smallest budget are
  * known; `why` says why it is not the one asked for, or is NULL.  One of
