@@ -190,10 +190,13 @@ static int spans_nodes(MPI_Comm comm)
      return node_size < size;
 }
 
-/* What is cached on a communicator: the agreed choice, packed, and
-   whether it spans nodes (-1 until a pipelined solver asks). */
+/* What is cached on a communicator: the agreed choice, packed; whether it
+   spans nodes (-1 until a pipelined solver asks); and the library's own
+   choice for the last exchange asked (count items of type_size bytes with
+   each process; count -1 until asked). */
 typedef struct {
      int packed, spans_nodes;
+     int count, type_size, library_choice;
 } agreement;
 
 /* The agreement, once per communicator (collective on its first call:
@@ -209,6 +212,7 @@ static agreement *agreed_on(MPI_Comm comm)
      cached = (agreement *) MALLOC(sizeof(agreement), OTHER);
      cached->packed = agree_on_choice(comm);
      cached->spans_nodes = -1;
+     cached->count = -1;
      MPI_Comm_set_attr(comm, choice_keyval, cached);
      return cached;
 }
@@ -302,4 +306,27 @@ AIP_Algorithm XM(pipelined_algorithm)(MPI_Comm comm)
 {
      int choice = agreed_choice(comm);
      return choice >= 0 ? (AIP_Algorithm) choice : AIP_ALGORITHM_DEFAULT;
+}
+
+/* mpi-transpose.h: asked of an AUTO plan made and freed at once. */
+int XM(transpose_inplace_library_choice)(MPI_Comm problem_comm, MPI_Comm comm,
+					  int count, MPI_Datatype type)
+{
+     agreement *a = agreed_on(problem_comm);
+     int type_size;
+     MPI_Type_size(type, &type_size);
+     if (a->count != count || a->type_size != type_size) {
+	  AIP_Options options;
+	  AIP_Plan plan;
+	  AIP_Options_init(&options);
+	  options.algorithm = AIP_ALGORITHM_AUTO;
+	  a->library_choice =
+	       AIP_Alltoall_init(count, type, comm, &options, &plan) == MPI_SUCCESS
+	       ? (int) AIP_Plan_algorithm(plan) : -1;
+	  if (a->library_choice >= 0)
+	       AIP_Plan_free(&plan);
+	  a->count = count;
+	  a->type_size = type_size;
+     }
+     return a->library_choice;
 }

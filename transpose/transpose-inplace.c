@@ -84,7 +84,8 @@
  * plan's life ($AIP_AUX_BYTES, 1 MiB by default, plus O(p), shown by
  * `mpi-bench -v2`) and freed by fftw_destroy_plan.
  *
- * Under FFTW_ESTIMATE the instances rank in the order of the library's
+ * Under FFTW_ESTIMATE the instance that runs the library's own choice for
+ * the exchange ranks first, the others in the order of the library's
  * table (HSA, LSA, MPICH, the node-aware ones, hypercube, general), and FFTW's
  * pairwise exchange before all of them unless the planner flag
  * FFTW_MPI_INPLACE_ALLTOALL asks for ours.  See
@@ -449,10 +450,12 @@ static int plan_general_exchange(const problem_mpi_transpose *p, int my_pe,
 /* The library's plan of the exchange, on a duplicate of the problem's
    communicator that returns errors (collective; the same result on every
    process): n units of unit reals with each process, or the general
-   layout.  Its aux budget is $AIP_AUX_BYTES. */
+   layout.  Its aux budget is $AIP_AUX_BYTES.  *chosen: whether the
+   instance's algorithm is the one the library's own decision runs for
+   this exchange (never for general, which alone takes its shapes). */
 static int plan_exchange(const S *ego, const problem_mpi_transpose *p,
 			 int my_pe, int n_pes, INT n, INT unit,
-			 MPI_Comm *comm, AIP_Plan *exchange)
+			 MPI_Comm *comm, AIP_Plan *exchange, int *chosen)
 {
      MPI_Datatype type = unit_type(unit);
      AIP_Options options;
@@ -468,6 +471,9 @@ static int plan_exchange(const S *ego, const problem_mpi_transpose *p,
      else /* n is one block */
 	  rc = AIP_Alltoall_init((int) (n / unit), type, *comm, &options,
 				 exchange);
+     *chosen = rc == MPI_SUCCESS && !ego->general
+	  && XM(transpose_inplace_library_choice)(p->comm, *comm, (int) (n / unit),
+						  type) == (int) ego->algorithm;
      if (type != FFTW_MPI_TYPE)
 	  MPI_Type_free(&type);
      if (rc != MPI_SUCCESS)
@@ -501,7 +507,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      INT b, vn, n, unit, rest_Ioff, rest_Ooff;
      int my_pe, n_pes;
      int general = ego->general;
-     int pre_here, post_here, to_blocks, to_rows;
+     int pre_here, post_here, to_blocks, to_rows, chosen;
      MPI_Comm comm;
      AIP_Plan exchange;
      R *I;
@@ -555,7 +561,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 						    &rest_Ioff, &rest_Ooff),
 			 p->comm)) goto nada;
 
-     if (!plan_exchange(ego, p, my_pe, n_pes, n, unit, &comm, &exchange))
+     if (!plan_exchange(ego, p, my_pe, n_pes, n, unit, &comm, &exchange, &chosen))
 	  goto nada; /* the library said why, the same on every process */
 
      pln = MKPLAN_MPI_TRANSPOSE(P, &padt, apply);
@@ -596,9 +602,11 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      if (to_blocks) segment_move_ops(&pln->to_blocks, &pln->super.super.ops);
      if (to_rows) segment_move_ops(&pln->to_rows, &pln->super.super.ops);
      /* FFTW counts no cost for MPI (see transpose-pairwise's FIXME), so the
-	estimate only orders the instances, as the library's table does;
-	timing planners (MEASURE, PATIENT) decide by measurement instead. */
-     pln->super.super.ops.other += ego->preference;
+	estimate only orders the instances: first the one that runs what the
+	library's own decision would (select/decision.c, which knows the
+	nodes: LSA on two of them, SA for small blocks), then the table's
+	order.  Timing planners (MEASURE, PATIENT) decide by measurement. */
+     pln->super.super.ops.other += chosen ? 0 : ego->preference;
 
      return &(pln->super.super);
 

@@ -2,9 +2,9 @@
 # fftw_flag.sh - the planner flag and FFTW_MPI_INPLACE_ALGORITHM reach the
 # transposes inside an in-place 3D r2c plan: ir32x32x32, whose transposes
 # divide on 2 and 4 ranks (the symmetric algorithms apply), and ir17x19x23,
-# uneven on both (only the general one applies).  Each case verifies the
-# transform and checks which transpose solvers the printed plan (-v2)
-# contains.
+# uneven on both (only the general one applies); and ESTIMATE follows the
+# library's own choice on nodes.  Each case verifies the transform and
+# checks which transpose solvers the printed plan (-v2) contains.
 #
 # Environment (from make check): MPIRUN, MPIBENCH, TESTBIN.
 set -u
@@ -72,6 +72,16 @@ for np in $ranks; do
         'mpi-transpose-inplace/general' FFTW_MPI_INPLACE_ALGORITHM=hsa -- -o estimate
     problem=ir32x32x32
 done
+
+# Under ESTIMATE the instance that runs the library's own choice ranks
+# first (select/decision.c): on 2 nodes of 2 ranks (AIP_RANKS_PER_NODE=2)
+# LSA for ir32x32x32's 17 KiB blocks, SA for ir8x8x8's 320 B ones.
+expect "flag, estimate, 2 nodes: the library's LSA" 4 'mpi-transpose-inplace/lsa' \
+    AIP_RANKS_PER_NODE=2 -- -o inplace -o estimate
+problem=ir8x8x8
+expect "flag, estimate, 2 nodes, small blocks: the library's SA" 4 \
+    'mpi-transpose-inplace/sa' AIP_RANKS_PER_NODE=2 -- -o inplace -o estimate
+problem=ir32x32x32
 
 names=$("$TESTBIN/unit/algorithms" | paste -sd ',' - | sed 's/,/, /g')
 message="FFTW_MPI_INPLACE_ALGORITHM='bogus' is not one of $names, auto, off"
