@@ -605,8 +605,10 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 	estimate only orders the instances: first the one that runs what the
 	library's own decision would (select/decision.c, which knows the
 	nodes: LSA on two of them, SA for small blocks), then the table's
-	order.  Timing planners (MEASURE, PATIENT) decide by measurement. */
-     pln->super.super.ops.other += chosen ? 0 : ego->preference;
+	order; all after FFTW's pairwise exchange, whose count is its local
+	transposes alone.  Timing planners (MEASURE, PATIENT) decide by
+	measurement. */
+     pln->super.super.ops.other += 1 + (chosen ? 0 : ego->preference);
 
      return &(pln->super.super);
 
