@@ -58,6 +58,11 @@
 #                      recorded as "timeout", never as a figure
 #   FORCE [0]  1: run cases again that the .dat file already has
 #   SMPI_CFG   more smpirun options (--cfg=...) for every run
+#   AIP_SIM_CFLAGS  more flags for the library's simulation build, which
+#          every run rebuilds (so give them to every run, with their own
+#          BUILD): e.g. -DAIP_CHUNK_BYTES_MAX=524288, half the messages of
+#          2 MiB blocks, simulates HSA 1.5x faster at 128 ranks but its
+#          exchange comes out 3.1% slower (docs/results.md): another model
 #   OUT [bench/figures/fftw]  fftw_smpi.dat (one row per case, which is also the
 #                      cache: a case with a row is not run again, so an
 #                      interrupted sweep resumes), fftw_smpi.png,
@@ -164,12 +169,17 @@ build_all() {
     smpicc $flags -I"$src/api" -I"$src/mpi" -I"$top/bench/smpi" -I"$top/tests" \
         -c "$top/bench/smpi/fftw_sim.c" -o "$build/fftw_sim.o"
     smpicc $flags -c "$top/tests/plane_waves.c" -o "$build/plane_waves.o"
-    smpicc -o "$build/fftw_sim" "$build/fftw_sim.o" "$build/sim_charge.o" \
+    # Linked under another name and moved into place: every run rebuilds,
+    # and a run starting meanwhile from the same BUILD must not load half
+    # a program (SMPI copies it for each rank as it starts).
+    smpicc -o "$build/fftw_sim.$$" "$build/fftw_sim.o" "$build/sim_charge.o" \
         "$build/plane_waves.o" "$tree/mpi/.libs/libfftw3_mpi.a" \
         "$build/liballtoall_inplace.a" "$tree/.libs/libfftw3.a" -lm \
         -Wl,--wrap=memcpy,--wrap=memmove
+    mv "$build/fftw_sim.$$" "$build/fftw_sim"
     g++ -O2 -std=c++17 -shared -fPIC "$top/bench/smpi/platforms.cpp" \
-        -o "$build/platforms.so" -lsimgrid
+        -o "$build/platforms.so.$$" -lsimgrid
+    mv "$build/platforms.so.$$" "$build/platforms.so"
 }
 
 # ---- One run -----------------------------------------------------------------
