@@ -90,6 +90,10 @@
 #   smpi/os, smpi/or, smpi/ois   per-message CPU overhead: 0.5 us on JuRoPA's
 #       QDR, 1 us on Blue Gene/Q's messaging unit (about 1.5 and 2.5 us of
 #       small-message latency with the wires)
+#   smpi/test, smpi/grow-injected-times:no   a failed MPI_Test (each request
+#       of a Testall) costs the same overhead; SMPI's default sleeps 100 us,
+#       more after every failure in a row, which charged the pipelined
+#       transforms' tests more than their exchanges (docs/results.md)
 #   smpi/coll-selector:mpich   both machines ran MPICH-based MPIs (dor's
 #       MPI_Alltoall)
 #   smpi/shared-malloc-blocksize:64M   a folded array is mapped block by
@@ -218,6 +222,7 @@ simulate() {
             --cfg=smpi/host-speed:1Gf --cfg=smpi/simulate-computation:"${COMPUTE:-no}" \
             --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 \
             --cfg=smpi/os:0:$overhead:0 --cfg=smpi/or:0:$overhead:0 --cfg=smpi/ois:0:$overhead:0 \
+            --cfg=smpi/test:$overhead --cfg=smpi/grow-injected-times:no \
             --cfg=smpi/coll-selector:mpich --cfg=smpi/shared-malloc-blocksize:$((64 << 20)) \
             --cfg=surf/precision:"$PRECISION" \
             --cfg=smpi/display-timing:1 --log=root.thresh:warning --log=smpi_utils.thresh:info \

@@ -12,10 +12,11 @@
  * nonblocking plan of liballtoall_inplace (AIP_Plan_start/test/wait)
  * while the next chunk is computed, the computation calling
  * AIP_Plan_test between pieces of it so that the exchange advances.  Each
- * test moves the exchange about one step on, so a chunk's computation is
- * cut into about as many pieces as the exchange has steps: the two passes
- * of each row's local transform in groups of lines and of columns
- * (stage 1), the columns of a slice (stage 2).  The overlap of
+ * test refills the exchange's ring, so a chunk's computation is cut into
+ * as many pieces as the exchange has steps, or one per budget's worth of
+ * its bytes where that is more (exchange_tests): the two passes of each
+ * row's local transform in groups of lines and of columns (stage 1), the
+ * columns of a slice (stage 2).  The overlap of
  * nonblocking all-to-all and 3D FFTs is Hoefler, Gottschling,
  * Lumsdaine and Rehm, "Optimizing a Conjugate Gradient Solver with
  * Non-Blocking Collective Operations" (2007) and Kandalla et al.,
@@ -156,16 +157,53 @@ int XM(pipeline_fits)(INT n0, INT rows, INT row_complex, INT J, INT chunks,
 
 INT XM(pipeline_pieces)(INT n, INT target)
 {
-     INT m;
-     for (m = X(imax)(target, 1); m < n && n % m; ++m)
+     INT below, above;
+     target = X(imax)(1, X(imin)(target, n));
+     for (below = target; n % below; --below)
 	  ;
-     return X(imin)(m, n);
+     for (above = target; n % above; ++above)
+	  ;
+     return above - target <= target - below ? above : below;
 }
 
-INT XM(pipeline_stage1_tests)(INT rows, INT chunks, int n_pes)
+/* Each test refills the ring of the exchange in flight, the plan's aux
+   budget, and moves it at most one step on (the ring holds a few chunks of
+   one peer's block, or a few small blocks).  So an exchange of `bytes` per
+   process wants a test per step, and one per budget's worth of bytes where
+   that is more: with blocks larger than the budget (1024^3 on 16
+   processes, 4 chunks: 8 MiB blocks, 1 MiB budget), one test per step left
+   the ring empty for most of each piece of computation.  Two per budget
+   hid no more (SMPI, docs/results.md) and cut the FFTs into pieces so
+   narrow that they ran 36% slower. */
+static INT exchange_tests(double bytes, int n_pes)
+{
+     AIP_Options options, resolved;
+     double budget, by_bytes;
+     AIP_Options_init(&options);
+     if (AIP_Options_resolve(&options, &resolved) != MPI_SUCCESS)
+	  return n_pes - 1; /* the exchange's planning will say what is wrong */
+     budget = resolved.aux_bytes > 0 ? (double) resolved.aux_bytes : 1.0;
+     by_bytes = bytes / budget;
+     return by_bytes > (double) (n_pes - 1)
+	  ? (INT) X(imin)((INT) INT_MAX, (INT) by_bytes + 1) : n_pes - 1;
+}
+
+INT XM(pipeline_stage1_tests)(INT rows, INT chunks, INT row_complex,
+			      int n_pes)
 {
      INT bc = rows / chunks;
-     return (n_pes - 1 + bc - 1) / bc;
+     INT tests = exchange_tests((double) bc * (double) row_complex
+				* 2.0 * sizeof(R), n_pes);
+     return (tests + bc - 1) / bc;
+}
+
+void XM(pipeline_row_pieces)(pipeline_rows *r, INT L, INT C, INT tests)
+{
+     r->column_pieces = XM(pipeline_pieces)(C, (tests + 1) / 2);
+     /* the lines make up what the columns could not (C prime) */
+     r->line_pieces = XM(pipeline_pieces)(L, tests - r->column_pieces);
+     r->line_step = 2 * C * (L / r->line_pieces);
+     r->column_step = 2 * (C / r->column_pieces);
 }
 
 tensor *XM(pipeline_outer_dims)(const dtensor *sz, INT columns)
@@ -242,9 +280,11 @@ int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
      pl->comm = MPI_COMM_NULL;
 
      X(extract_reim)(sign, data, &ri, &ii);
-     /* a slice's stage 2 tests about once per step of the exchange */
+     /* a slice's stage 2 tests as its exchange wants (exchange_tests) */
      pl->pieces2 = back
-	  ? XM(pipeline_pieces)(yc, X(imax)(pl->n_pes - 1, 2)) : 1;
+	  ? XM(pipeline_pieces)(yc, X(imax)(exchange_tests((double) n0 * (double) yc
+							   * 2.0 * sizeof(R), pl->n_pes), 2))
+	  : 1;
      vec = back ? X(mktensor_1d)(yc / pl->pieces2, 2, 2)
 	  : X(mktensor_2d)(J, 2 * n0 * yc, 2 * n0 * yc, yc, 2, 2);
      pl->cld2 = X(mkplan_d)(plnr,

@@ -73,13 +73,17 @@ pipeline_row_pass XM(pipeline_row_piece)(const pipeline_rows *r, INT piece,
 /* Whether the pipeline takes this shape (the same on every process). */
 int XM(pipeline_fits)(INT n0, INT rows, INT row_complex, INT J, INT chunks,
 		      int n_pes);
-/* How many tests stage 1 of one row should make: enough that a chunk's
-   rows test about once per exchange step (n_pes - 1 of them for HSA),
-   since each test advances the exchange by about one step.  At most 1:
-   stage 1 whole. */
-INT XM(pipeline_stage1_tests)(INT rows, INT chunks, int n_pes);
-/* The smallest divisor of n not below target (n if none is). */
+/* How many tests stage 1 of one row (row_complex complex numbers) should
+   make: enough that a chunk's rows test as often as the chunk's exchange
+   wants, about once per step and at least once per budget's worth of
+   bytes (rank-geq2-pipelined.c says why).  At most 1: stage 1 whole. */
+INT XM(pipeline_stage1_tests)(INT rows, INT chunks, INT row_complex,
+			      int n_pes);
+/* The divisor of n nearest target (the larger of two as near). */
 INT XM(pipeline_pieces)(INT n, INT target);
+/* Cuts a row of L lines of C complex numbers into about `tests` pieces,
+   half of them groups of columns, and sets r's pieces and steps. */
+void XM(pipeline_row_pieces)(pipeline_rows *r, INT L, INT C, INT tests);
 /* The dimensions of a row of sz but its last, strided as in the row,
    whose last dimension (with vn) is `columns` complex numbers: the
    columns pass. */

@@ -179,7 +179,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      for (i = 1; i < rnk - 1; ++i)
 	  L *= p->sz->dims[i].n;
 
-     tests = XM(pipeline_stage1_tests)(b, ego->chunks, n_pes);
+     tests = XM(pipeline_stage1_tests)(b, ego->chunks, L * C, n_pes);
      if (rnk == 2 || tests <= 1) {
 	  /* one row whole: the last rnk-1 dimensions, with vn, strided as
 	     rdft2-rank-geq2's: the complex ones, the last cut to n/2+1 */
@@ -198,10 +198,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 	  if (XM(any_true)(!rows.whole, p->comm)) goto nada;
      } else {
 	  /* the L lines of the last dimension, then the C columns */
-	  rows.line_pieces = XM(pipeline_pieces)(L, (tests + 1) / 2);
-	  rows.column_pieces = XM(pipeline_pieces)(C, (tests + 1) / 2);
-	  rows.line_step = 2 * C * (L / rows.line_pieces);
-	  rows.column_step = 2 * (C / rows.column_pieces);
+	  XM(pipeline_row_pieces)(&rows, L, C, tests);
 	  rows.lines = X(mkplan_d)(plnr,
 				   X(mkproblem_rdft2_d)(X(mktensor_1d)(last, 2 * p->vn, 2 * p->vn),
 							X(mktensor_2d)(L / rows.line_pieces,
