@@ -8,8 +8,8 @@
 # chunks), the plan must be mpi-dft- or mpi-rdft2-rank-geq2-pipelined,
 # elsewhere it must not; both must verify.  c2r runs the pipeline
 # reversed (stage 1 last, its columns before its lines).  Then MEASURE,
-# forced and not (on one node the pipeline must not compete), and a
-# NAME-pipelined that names no symmetric algorithm, which is ignored with
+# forced and not (on one node the pipeline must not compete), a budget
+# small enough that rows run in pieces, and a NAME-pipelined that names no symmetric algorithm, which is ignored with
 # a warning.
 #
 # MPICH's busy polling makes oversubscribed runs slow here, so it runs 2
@@ -100,6 +100,21 @@ echo "== 2 ranks, -o inplace under MEASURE, one node"
 # shellcheck disable=SC2046 # a word list
 check_run 2 "$one_node" $MPIRUN 2 "$MPIBENCH" -o inplace -o measure -v2 \
     $(verify_args "$one_node")
+
+# A budget far below a chunk's bytes: stage 1 and stage 2 test once per
+# budget's worth (exchange_tests), so the rows' transforms run in pieces
+# where the steps alone would leave them whole.
+small_budget='
+ir24x24x24       2       r2c: rows in pieces of lines, C = 13 complex prime
+icf24x24x8       2       c2c
+ibr24x24x24      2       c2r
+'
+echo "== 2 ranks, -o inplace=hsa-pipelined, AIP_AUX_BYTES=1K"
+# shellcheck disable=SC2046 # a word list
+check_run 2 "$small_budget" env AIP_AUX_BYTES=1K $MPIRUN 2 "$MPIBENCH" \
+    -o inplace=hsa-pipelined -o estimate -v2 $(verify_args "$small_budget")
+grep -q '(lines/[2-9]' "$out" ||
+    { echo "FAIL: no row cut into pieces under a 1 KiB budget"; failures=$((failures + 1)); }
 
 # general has no pipeline: the variable is ignored, with a warning, and
 # nothing is pipelined under ESTIMATE.
