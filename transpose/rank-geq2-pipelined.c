@@ -166,15 +166,14 @@ INT XM(pipeline_pieces)(INT n, INT target)
      return above - target <= target - below ? above : below;
 }
 
-/* Each test refills the ring of the exchange in flight, the plan's aux
-   budget, and moves it at most one step on (the ring holds a few chunks of
-   one peer's block, or a few small blocks).  So an exchange of `bytes` per
-   process wants a test per step, and one per budget's worth of bytes where
-   that is more: with blocks larger than the budget (1024^3 on 16
+/* A test can at most refill the ring of the exchange in flight, the
+   plan's aux budget, and moves it about one step on.  So an exchange of
+   `bytes` per process wants a test per step, and one per budget's worth of
+   bytes where that is more: with blocks larger than the budget (1024^3 on 16
    processes, 4 chunks: 8 MiB blocks, 1 MiB budget), one test per step left
    the ring empty for most of each piece of computation.  Two per budget
-   hid no more (SMPI, docs/results.md) and cut the FFTs into pieces so
-   narrow that they ran 36% slower. */
+   hid no more there (SMPI, docs/results.md), in narrower pieces, which
+   run slower per column. */
 static INT exchange_tests(double bytes, int n_pes)
 {
      AIP_Options options, resolved;
