@@ -183,8 +183,7 @@ static INT exchange_tests(double bytes, int n_pes)
 	  return n_pes - 1; /* the exchange's planning will say what is wrong */
      budget = resolved.aux_bytes > 0 ? (double) resolved.aux_bytes : 1.0;
      by_bytes = bytes / budget;
-     return by_bytes > (double) (n_pes - 1)
-	  ? (INT) X(imin)((INT) INT_MAX, (INT) by_bytes + 1) : n_pes - 1;
+     return by_bytes > (double) (n_pes - 1) ? (INT) by_bytes + 1 : n_pes - 1;
 }
 
 INT XM(pipeline_stage1_tests)(INT rows, INT chunks, INT row_complex,

@@ -9,8 +9,8 @@
 # elsewhere it must not; both must verify.  c2r runs the pipeline
 # reversed (stage 1 last, its columns before its lines).  Then MEASURE,
 # forced and not (on one node the pipeline must not compete), a budget
-# small enough that rows run in pieces, and a NAME-pipelined that names no symmetric algorithm, which is ignored with
-# a warning.
+# small enough that rows run in pieces, and a NAME-pipelined that names no
+# symmetric algorithm, which is ignored with a warning.
 #
 # MPICH's busy polling makes oversubscribed runs slow here, so it runs 2
 # ranks.  Environment (from make check): MPIRUN, MPIBENCH,
