@@ -118,8 +118,12 @@ void XM(pipeline_ops)(const pipeline *pl, int preference, opcnt *ops);
 int XM(pipeline_preempts)(int (*takes)(const problem *p, INT chunks, INT *J),
 			  const problem *p, MPI_Comm comm);
 
-/* The chunk counts of the solver instances. */
-#define PIPELINE_CHUNKS { 4, 2, 8 } /* the estimate's order (pipeline_ops) */
+/* The chunk counts of the solver instances, in the estimate's order
+   (pipeline_ops): the most chunks first, since 1/k of each exchange runs
+   with nothing beside it; 16 chunks cut a row into pieces too small to run
+   well (SMPI at 128 processes: docs/results.md, "The pipelined
+   transforms"). */
+#define PIPELINE_CHUNKS { 8, 4, 2 }
 
 /* Whether the pipelined solvers take these problems and are forced: the
    rank-geq2 solvers of FFTW then give way (fftw-patches/0005). */

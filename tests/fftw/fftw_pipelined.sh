@@ -7,10 +7,11 @@
 # output, divide by the ranks; the rows by a chunk count; a row by ranks x
 # chunks), the plan must be mpi-dft- or mpi-rdft2-rank-geq2-pipelined,
 # elsewhere it must not; both must verify.  c2r runs the pipeline
-# reversed (stage 1 last, its columns before its lines).  Then MEASURE,
-# forced and not (on one node the pipeline must not compete), a budget
-# small enough that rows run in pieces, and a NAME-pipelined that names no
-# symmetric algorithm, which is ignored with a warning.
+# reversed (stage 1 last, its columns before its lines).  Then the chunk
+# counts (the estimate takes the most that fit), MEASURE, forced and not
+# (on one node the pipeline must not compete), a budget small enough that
+# rows run in pieces, and a NAME-pipelined that names no symmetric
+# algorithm, which is ignored with a warning.
 #
 # MPICH's busy polling makes oversubscribed runs slow here, so it runs 2
 # ranks.  Environment (from make check): MPIRUN, MPIBENCH,
@@ -81,6 +82,21 @@ for np in $ranks; do
     # shellcheck disable=SC2046 # a word list
     check_run "$np" "$problems" $MPIRUN "$np" "$MPIBENCH" -o inplace=hsa-pipelined \
         -o estimate -v2 $(verify_args "$problems")
+done
+
+# The estimate takes the most chunks that fit (PIPELINE_CHUNKS): 8 where
+# the rows and a row divide by them, else 4.
+chunk_counts='
+icf32x16x8       2       c2c: 16 rows a rank, a row 128 complex: k = 8
+ir24x24x24       2       r2c: 12 rows a rank: k = 4
+'
+echo "== 2 ranks, -o inplace=hsa-pipelined, the chunk counts"
+# shellcheck disable=SC2046 # a word list
+check_run 2 "$chunk_counts" $MPIRUN 2 "$MPIBENCH" -o inplace=hsa-pipelined -o estimate -v2 \
+    $(verify_args "$chunk_counts")
+for k in 8 4; do
+    grep -q "rank-geq2-pipelined/k$k-" "$out" ||
+        { echo "FAIL: no plan of $k chunks"; failures=$((failures + 1)); }
 done
 
 # Under MEASURE, forced, the planner times the chunk counts; not forced,
