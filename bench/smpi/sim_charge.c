@@ -63,7 +63,7 @@ static const double cpu_threshold = 1e-6; /* smpi/cpu-threshold: shorter bursts 
  * of the whole list, and that list also keeps every request MPI_Test
  * completed (CommImpl::finish removes only a waiter's; 3.34 made it a set).
  * The pipelined transforms test, so each of their charges scanned thousands
- * of entries: 85% of a run's time (perf).  A sleep does not touch the list.
+ * of entries: about 90% of a run's time (perf).  A sleep does not touch the list.
  */
 static void spend(double seconds)
 {
