@@ -311,6 +311,24 @@ static void multiply(fftw_complex *data, const propagator *p, ptrdiff_t n, int b
         }
 }
 
+#ifdef CPMD_FFT_SMPI
+/* One multiply, as charge_measure runs it: every variant of a case reads its
+ * time from the calibration file, so that they differ by their exchanges. */
+typedef struct multiply_call {
+    fftw_complex *data;
+    const propagator *p;
+    ptrdiff_t n;
+    int batch;
+    ptrdiff_t planes, y0;
+} multiply_call;
+
+static void run_multiply(void *arg)
+{
+    const multiply_call *c = arg;
+    multiply(c->data, c->p, c->n, c->batch, c->planes, c->y0);
+}
+#endif
+
 /* ---- One variant --------------------------------------------------------------- */
 
 /* The distributed transposes of a printed plan, e.g. "pairwise,pairwise". */
@@ -458,15 +476,13 @@ static int run_variant(const options *opt, const char *variant, const group *g, 
     if (opt->model) {
         calibration_s = charge_calibrate(g->comm, here_copy_bandwidth / core_copy_bandwidth,
                                          opt->calibration);
-        if (g->rank == 0) { /* the multiply, measured like a sub-plan: best of 3 */
-            multiply_seconds = 1e30;
-            for (int k = 0; k < 3; k++) {
-                double started = charge_real_seconds();
-                multiply(spare, prop, n, opt->batch, tplanes, y0);
-                double t = charge_real_seconds() - started;
-                multiply_seconds = t < multiply_seconds ? t : multiply_seconds;
-            }
-            multiply_seconds *= here_copy_bandwidth / core_copy_bandwidth;
+        if (g->rank == 0) { /* the multiply, measured and cached like a sub-plan */
+            multiply_call call = { spare, prop, n, opt->batch, tplanes, y0 };
+            char key[128];
+            snprintf(key, sizeof key, "cpmd-multiply n=%td batch=%d planes=%td", n,
+                     opt->batch, tplanes);
+            multiply_seconds = charge_measure(key, opt->calibration, run_multiply, &call) *
+                               here_copy_bandwidth / core_copy_bandwidth;
         }
         check_mpi(MPI_Bcast(&multiply_seconds, 1, MPI_DOUBLE, 0, g->comm), "MPI_Bcast");
     }
@@ -496,7 +512,7 @@ static int run_variant(const options *opt, const char *variant, const group *g, 
             fftw_execute(forward);
 #ifdef CPMD_FFT_SMPI
             if (opt->model)
-                smpi_execute(multiply_seconds);
+                charge_local(multiply_seconds);
             else
 #endif
                 multiply(spare, prop, n, opt->batch, tplanes, y0);

@@ -31,7 +31,7 @@
 # bench/fftw_smpi.sh does (bench/smpi/sim_charge.h): rank 0 of each task
 # group runs every serial sub-plan of its plans (the local FFTs and the
 # local transposes of the transposes) and the pointwise multiply on real
-# arrays on this machine, best of 2 (the multiply: of 3), and every rank of
+# arrays on this machine, best of 2 from memory, and every rank of
 # the group is charged those times at each execution, instead of running
 # them; every memcpy/memmove inside the exchange (stock FFTW's copies of
 # each block through its buffer, our library's copies through its ring) is
@@ -39,9 +39,12 @@
 # The hosts of cluster_64x8.xml are this machine's cores (speed 1 Gflop/s =
 # smpi/host-speed, no core_copy_bandwidth property), so the charges are
 # this machine's times, unscaled.  The measurements go to a calibration file
-# ($SMPI_BUILD/calibration) and are reused, so that every variant of a case
-# is charged the same local work and the variants differ by their exchanges
-# only.  The other ranks' arrays are folded (SMPI_SHARED_MALLOC), so
+# kept with the figures ($OUT/cpmd_smpi.calibration) and are reused, so that
+# every variant of a case is charged the same local work and the variants
+# differ by their exchanges only, whenever they ran.  (It used to live in
+# the build tree; the machine that made the first rows went with it, and
+# rows made later here were charged 2.4x its FFTW local work, which read as
+# the pipelined pieces' cost.)  A new machine must rerun every row.  The other ranks' arrays are folded (SMPI_SHARED_MALLOC), so
 # nothing is checked there; the same source, built with mpicc, checks every
 # variant's result here (part local).  Network settings are
 # bench/smpi_sweep.sh's (DDR InfiniBand figures: 1.7 GB/s per node link
@@ -236,7 +239,7 @@ simulate() {
         --log=root.thresh:warning --log=smpi_utils.thresh:info \
         -n "$n" -g "$groups" -B "$batch" -b "$((batch * $(batches_of "$variant")))" -r 1 \
         -t "$PIPELINE_PIECES" -a "$variant" --model \
-        --calibration "$dir/calibration" \
+        --calibration "$OUT/cpmd_smpi.calibration" \
         > "$dir/rows" 2>> "$OUT/cpmd_smpi.log" || status=$?
     # the variant's row only: a failing smpirun prints its command line and more
     awk -v v="$variant" '$1 == v' "$dir/rows" |

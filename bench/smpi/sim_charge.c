@@ -370,20 +370,20 @@ static void cache_store(const char *file, const char *key, double value)
     }
 }
 
-static char *plan_key(const proxy *e)
+static char *plan_key(const plan *real, charge_category category)
 {
     size_t count = 0;
     printer *p = X(mkprinter_cnt)(&count);
-    p->print(p, "%p", e->real);
+    p->print(p, "%p", real);
     X(printer_destroy)(p);
     char *key = malloc(count + 128);
     if (!key)
         return 0;
-    const opcnt *ops = &e->real->ops;
-    int len = sprintf(key, "%d %.0f %.0f %.0f %.0f ", (int)e->category, ops->add, ops->mul,
+    const opcnt *ops = &real->ops;
+    int len = sprintf(key, "%d %.0f %.0f %.0f %.0f ", (int)category, ops->add, ops->mul,
                       ops->fma, ops->other);
     p = X(mkprinter_str)(key + len);
-    p->print(p, "%p", e->real);
+    p->print(p, "%p", real);
     X(printer_destroy)(p);
     for (char *c = key; *c; c++)
         if (*c == '\n')
@@ -407,12 +407,14 @@ static void evict_caches(void)
     memset(buffer, ++value, EVICT_BYTES);
 }
 
-double charge_measure(const char *key, const char *cache, void (*run)(void *), void *arg)
+/* The factor from this machine's times to the calibration file's
+ * (charge_file_scale): every time measured here is multiplied by it. */
+static double file_scale = 1;
+
+static double measure_here(void (*run)(void *), void *arg, int tries)
 {
     double best = 1e30;
-    if (key && cache_lookup(cache, key, &best))
-        return best;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < tries; k++) {
         evict_caches();
         double started = charge_real_seconds();
         run(arg);
@@ -420,6 +422,15 @@ double charge_measure(const char *key, const char *cache, void (*run)(void *), v
         if (t < best)
             best = t;
     }
+    return best;
+}
+
+double charge_measure(const char *key, const char *cache, void (*run)(void *), void *arg)
+{
+    double best;
+    if (key && cache_lookup(cache, key, &best))
+        return best;
+    best = file_scale * measure_here(run, arg, 2);
     if (key)
         cache_store(cache, key, best);
     return best;
@@ -433,10 +444,63 @@ static void run_proxy(void *e)
 /* Rank 0's time of one sub-plan on its real arrays (charge_measure). */
 static double measure(proxy *e, const char *cache)
 {
-    char *key = plan_key(e);
+    char *key = plan_key(e->real, e->category);
     double best = charge_measure(key, cache, run_proxy, e);
     free(key);
     return best;
+}
+
+static void run_reference(void *reference)
+{
+    X(execute)((apiplan *)reference);
+}
+
+/* Whether rank 0 has a sub-plan that the cache does not time yet. */
+static int uncached(const char *cache)
+{
+    int missing = 0;
+    for (proxy *e = first; e && !missing; e = e->next) {
+        if (e->category == CHARGE_EXCHANGE)
+            continue;
+        char *key = plan_key(e->real, e->category);
+        double seconds;
+        missing = !key || !cache_lookup(cache, key, &seconds);
+        free(key);
+    }
+    return missing;
+}
+
+double charge_file_scale(const char *cache, X(plan) const *references, int count)
+{
+    enum { MAX_REFERENCES = 8 };
+    double cached_sum = 0, here_sum = 0, here[MAX_REFERENCES];
+    int known[MAX_REFERENCES];
+    char *keys[MAX_REFERENCES];
+    file_scale = 1;
+    if (!cache || count > MAX_REFERENCES || !uncached(cache))
+        return file_scale;
+    for (int i = 0; i < count; i++) {
+        keys[i] = plan_key(references[i]->pln, CHARGE_LOCAL_FFT);
+        here[i] = measure_here(run_reference, references[i], 3);
+        double seconds;
+        known[i] = keys[i] && cache_lookup(cache, keys[i], &seconds);
+        if (known[i]) {
+            cached_sum += seconds;
+            here_sum += here[i];
+        }
+    }
+    if (here_sum > 0)
+        file_scale = cached_sum / here_sum;
+    for (int i = 0; i < count; i++) {
+        if (keys[i] && !known[i])
+            cache_store(cache, keys[i], file_scale * here[i]);
+        free(keys[i]);
+    }
+    fprintf(stderr, "sim_charge: new sub-plans are timed here x %.4f, the calibration "
+                    "file's scale (%s)\n",
+            file_scale, here_sum > 0 ? "its references' times over theirs here"
+                                     : "no references there yet: this machine's");
+    return file_scale;
 }
 
 double charge_calibrate(MPI_Comm comm, double slowdown, const char *cache)

@@ -37,6 +37,7 @@
 #ifndef SIM_CHARGE_H
 #define SIM_CHARGE_H
 
+#include <fftw3.h>
 #include <mpi.h>
 
 typedef enum charge_mode { CHARGE_RUN, CHARGE_MODEL } charge_mode;
@@ -64,6 +65,22 @@ void charge_install(charge_mode mode, double copy_bandwidth, int fold);
  * one sub-plan the same time (this machine's noise would otherwise differ
  * between the variants compared). */
 double charge_calibrate(MPI_Comm comm, double slowdown, const char *cache);
+
+/* The calibration file's times may be another machine's (docs/results.md:
+ * when the machine that made the first rows was gone, each case's entries
+ * were scaled so that those rows keep their local work), and a sub-plan
+ * timed here for the first time must be put on the same scale, or a new
+ * variant's local work is charged at this machine's speed against the
+ * others' at that one (the pipelined transforms' pieces were: 1.6x at
+ * JuRoPA's 128 ranks).  references: serial plans that stand for the case's
+ * local work (fftw_sim: FFTW's own local FFTs of the transform), made by
+ * rank 0 on its real arrays.  Where rank 0 has a sub-plan that cache does
+ * not time yet, the references are timed here (best of 3, from memory),
+ * and the file's times of those it has over their times here become the
+ * factor that every time measured afterwards is multiplied by; those it
+ * lacks are stored at that scale.  Rank 0, before charge_calibrate;
+ * returns the factor (1: nothing new, or no reference in the file). */
+double charge_file_scale(const char *cache, fftw_plan const *references, int count);
 
 /* This machine's clock in seconds, not SMPI's simulated one. */
 double charge_real_seconds(void);
