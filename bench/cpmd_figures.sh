@@ -195,11 +195,14 @@ smpi_program() {
     smpicc -O2 -g -std=gnu11 -Wall -Wextra -I"$tree" -I"$src" -I"$src/api" -I"$src/mpi" \
         -I"$top/bench/smpi" -I"$top/tests" -c "$top/bench/smpi/sim_charge.c" \
         -o "$dir/sim_charge.o" >&2
-    smpicc -o "$dir/cpmd_fft" "$dir/cpmd_fft.o" "$dir/cpmd_pipeline.o" "$dir/bench_util.o" \
+    # linked under another name and moved into place, as bench/fftw_smpi.sh
+    # does: a sweep running meanwhile from this build must not load half a program
+    smpicc -o "$dir/cpmd_fft.$$" "$dir/cpmd_fft.o" "$dir/cpmd_pipeline.o" "$dir/bench_util.o" \
         "$dir/exchange_data.o" "$dir/proc_memory.o" "$dir/sim_charge.o" \
         "$tree/mpi/.libs/libfftw3_mpi.a" \
         "$SMPI_BUILD/liballtoall_inplace.a" "$tree/.libs/libfftw3.a" -lm \
         -Wl,--wrap=memcpy,--wrap=memmove >&2
+    mv "$dir/cpmd_fft.$$" "$dir/cpmd_fft"
     echo "$dir/cpmd_fft"
 }
 
@@ -240,14 +243,16 @@ simulate() {
         -n "$n" -g "$groups" -B "$batch" -b "$((batch * $(batches_of "$variant")))" -r 1 \
         -t "$PIPELINE_PIECES" -a "$variant" --model \
         --calibration "$OUT/cpmd_smpi.calibration" \
-        > "$dir/rows" 2>> "$OUT/cpmd_smpi.log" || status=$?
-    # the variant's row only: a failing smpirun prints its command line and more
-    awk -v v="$variant" '$1 == v' "$dir/rows" |
+        > "$dir/rows.$$" 2>> "$OUT/cpmd_smpi.log" || status=$?
+    # the variant's row only: a failing smpirun prints its command line and
+    # more (the file is this sweep's: another one may share the build)
+    awk -v v="$variant" '$1 == v' "$dir/rows.$$" |
         sed "s/^/$label /;s/\$/ $(($(date +%s) - started))/"
     if [ "$status" != 0 ]; then
         echo "$label $variant $np $groups $((np / groups)) $n $batch" \
              "$([ "$status" = 124 ] && echo "timeout after $TIME_LIMIT s" || echo failed)"
     fi
+    rm -f "$dir/rows.$$"
 }
 
 smpi_part() {
