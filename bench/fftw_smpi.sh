@@ -18,12 +18,12 @@
 # and reused: every variant and platform of one case is charged the same
 # local work, so that they differ by their exchanges, not by this machine's
 # noise.  The file is kept with the figures, since their rows were charged
-# with it; a sub-plan it lacks is measured on the machine at hand and put
-# on the file's scale: times FFTW's own local FFTs of the case (the file's
-# over here; fftw_sim's put_on_file_scale), since the file was rebuilt from
-# scaled times when the machine that measured the first rows was gone
-# (docs/design.md, "How the simulated figures are made"); a new case's
-# first run stores those references at this machine's scale.  The
+# with it.  A sub-plan it lacks is measured on the machine at hand and
+# multiplied by the file's time of FFTW's own local FFTs of the case over
+# their time here (fftw_sim's put_on_file_scale), because the file holds
+# scaled times: it was rebuilt when the machine that measured the first
+# rows was gone (docs/design.md, "How the simulated figures are made").  A
+# new case's first run stores those references at this machine's scale.  The
 # other ranks' arrays are folded onto shared pages (SMPI_SHARED_MALLOC), so
 # 1024 ranks x 512 MiB fit here.
 #
