@@ -41,10 +41,9 @@
 # this machine's times, unscaled.  The measurements go to a calibration file
 # kept with the figures ($OUT/cpmd_smpi.calibration) and are reused, so that
 # every variant of a case is charged the same local work and the variants
-# differ by their exchanges only, whenever they ran.  (It used to live in
-# the build tree; the machine that made the first rows went with it, and
-# rows made later here were charged 2.4x its FFTW local work, which read as
-# the pipelined pieces' cost.)  A new machine must rerun every row.  The other ranks' arrays are folded (SMPI_SHARED_MALLOC), so
+# differ by their exchanges only, whenever they ran; a new machine must
+# rerun every row (docs/results.md says why).  The other ranks' arrays are
+# folded (SMPI_SHARED_MALLOC), so
 # nothing is checked there; the same source, built with mpicc, checks every
 # variant's result here (part local).  Network settings are
 # bench/smpi_sweep.sh's (DDR InfiniBand figures: 1.7 GB/s per node link

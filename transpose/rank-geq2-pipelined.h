@@ -120,9 +120,9 @@ int XM(pipeline_preempts)(int (*takes)(const problem *p, INT chunks, INT *J),
 
 /* The chunk counts of the solver instances, in the estimate's order
    (pipeline_ops): the most chunks first, since 1/k of each exchange runs
-   with nothing beside it; 16 chunks cut a row into pieces too small to run
-   well (SMPI at 128 processes: docs/results.md, "The pipelined
-   transforms"). */
+   with nothing beside it; at 16 a chunk can be one row, which a chunk's
+   tests (one per exchange step) cut into as many pieces as there are
+   processes (docs/results.md, "The pipelined transforms"). */
 #define PIPELINE_CHUNKS { 8, 4, 2 }
 
 /* Whether the pipelined solvers take these problems and are forced: the
