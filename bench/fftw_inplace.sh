@@ -1,12 +1,16 @@
 #!/bin/sh
 # fftw_inplace.sh [-n RANKS] [-s N|N0xN1xN2] [-p measure|estimate|patient]
-#                 [-r REPEATS] [-l MARGIN_MIB]
+#                 [-r REPEATS] [-l MARGIN_MIB] [-P]
 # The comparison a user of the patched FFTW wants: an in-place 3D real
 # forward transform (mpi-bench -s irN0xN1xN2), run once per variant
 #
 #   stock in-place       FFTW's own transposes (FFTW_MPI_INPLACE_ALGORITHM=off)
 #   ours, HSA / LSA      -o inplace=hsa / -o inplace=lsa (N0 and N1 divide by RANKS)
 #   ours, general        -o inplace=general (uneven: they do not)
+#   with -P, the pipelined transform (exchanges behind the FFTs):
+#   ours, HSA pipelined  -o inplace=hsa-pipelined, forced
+#   ours, planner's pick -o inplace: competing with the others (under
+#                        MEASURE across nodes only, design.md says why)
 #   stock out-of-place   orN0xN1xN2, FFTW's own transposes
 #   ... destroying input dorN0xN1xN2 (FFTW_DESTROY_INPUT): FFTW's fastest,
 #                        MPI_Alltoall between two arrays
@@ -26,11 +30,13 @@
 #                 that needs more says "out of memory" (FFTW's or mpi-bench's
 #                 allocator failed) or "did not complete" (MPI_Abort swallowed
 #                 the message) instead of its times
+#   -P            also the pipelined transform (symmetric shapes): the
+#                 two rows above
 #
 # Environment: MPIRUN (tests/mpirun.sh of the build), MPIBENCH (the patched
 # mpi-bench), AIP_AUX_BYTES (our solvers' budget, default 1M).
 set -eu
-np=2 size=256 planner=measure repeats=8 margin=
+np=2 size=256 planner=measure repeats=8 margin="" pipelined=no
 while [ $# -gt 0 ]; do
     case "$1" in
     -n) np=$2; shift 2 ;;
@@ -38,8 +44,9 @@ while [ $# -gt 0 ]; do
     -p) planner=$2; shift 2 ;;
     -r) repeats=$2; shift 2 ;;
     -l) margin=$2; shift 2 ;;
+    -P) pipelined=yes; shift ;;
     *) echo "usage: fftw_inplace.sh [-n RANKS] [-s N|N0xN1xN2] [-p measure|estimate|patient]" \
-            "[-r REPEATS] [-l MARGIN_MIB]" >&2
+            "[-r REPEATS] [-l MARGIN_MIB] [-P]" >&2
        exit 2 ;;
     esac
 done
@@ -92,7 +99,8 @@ run() {
         return 0
     fi
     awk -v name="$name" -v local="$local_bytes" -v runtime="$runtime_kib" \
-        -v plan="$(grep -o 'mpi-transpose-[a-z/]*' "$tmp/out" | sort -u | tr '\n' ' ')" '
+        -v plan="$(grep -oE 'mpi-transpose-[a-z/]*|mpi-[a-z0-9-]*-pipelined/k[0-9]+-[a-z]*' \
+                   "$tmp/out" | sort -u | tr '\n' ' ')" '
         FILENAME == "-" && /^Time: min/ { min = $3 " " $4; median = $(NF-1) " " $NF }
         FILENAME != "-" && $1 + 0 > peak { peak = $1 + 0 }
         END {
@@ -109,6 +117,10 @@ run "stock in-place" FFTW_MPI_INPLACE_ALGORITHM=off "ir$dims"
 if echo "$dims" | awk -F x -v np="$np" '{ exit !($1 % np == 0 && $2 % np == 0) }'; then
     run "ours, HSA" FFTW_MPI_INPLACE_ALGORITHM= "ir$dims" -o inplace=hsa
     run "ours, LSA" FFTW_MPI_INPLACE_ALGORITHM= "ir$dims" -o inplace=lsa
+    if [ $pipelined = yes ]; then
+        run "ours, HSA pipelined" FFTW_MPI_INPLACE_ALGORITHM= "ir$dims" -o inplace=hsa-pipelined
+        run "ours, planner's pick" FFTW_MPI_INPLACE_ALGORITHM= "ir$dims" -o inplace
+    fi
 else
     run "ours, general" FFTW_MPI_INPLACE_ALGORITHM= "ir$dims" -o inplace=general
 fi
