@@ -149,10 +149,7 @@ local_part() {
 testbed_part() {
     program=$(local_program)
     dat=$OUT/cpmd_testbed.dat
-    # Open MPI's launcher, as tests/mpirun.sh runs it; ranks told to yield, as
-    # bench/testbed_sweep.sh does (Open MPI cannot see the hosts share cores)
-    mpirun_ompi=$(sed -n 's/.*exec timeout "$limit" \([^ ]*\) --oversubscribe.*/\1/p' \
-        "$BUILD/tests/mpirun.sh")
+    np=$(echo "$TESTBED_HOSTS" | awk -F, '{ for (i = 1; i <= NF; i++) n += $i; print n }')
     {
         echo "# cpmd_testbed: tests/testbed/netns_testbed.sh $TESTBED_HOSTS -- bench/cpmd_fft" \
              "ARGS -a $VARIANTS, ARGS each of '$TESTBED_ARGS' (Open MPI, TCP between the" \
@@ -160,9 +157,8 @@ testbed_part() {
         headers=yes
         echo "$TESTBED_ARGS" | tr ';' '\n' | while read -r args; do
             # shellcheck disable=SC2086 # args is a list of words
-            OMPI_MCA_mpi_yield_when_idle=1 MPIRUN_OMPI=$mpirun_ompi \
-                "$top/tests/testbed/netns_testbed.sh" "$TESTBED_HOSTS" -- "$program" $args \
-                -a "$VARIANTS" > "$dat.part"
+            BUILD=$BUILD TESTBED_HOSTS=$TESTBED_HOSTS "$top/bench/testbed_mpirun.sh" "$np" \
+                "$program" $args -a "$VARIANTS" > "$dat.part"
             if [ $headers = yes ]; then cat "$dat.part"; else grep -v '^#' "$dat.part"; fi
             headers=no
         done
