@@ -18,7 +18,7 @@
 # layout's sizes and other flags.  Before fftw-patches/0006 the two shared
 # one entry of FFTW's table: the planner replayed one's solution for the
 # other, called its wisdom bogus and planned the whole transform under
-# ESTIMATE, which leaves no wisdom (2.4x slower at icf256x256x256 on 3
+# ESTIMATE, which leaves no wisdom (2.3-2.7x slower at icf256x256x256 on 3
 # ranks, docs/results.md).  So the MEASURE cases must verify and leave
 # wisdom (-o wisdom) that names our transposes (Open MPI only, as above).
 #
