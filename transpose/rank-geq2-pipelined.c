@@ -49,19 +49,29 @@
  *            arrives is [j][s][row][t]; `post` lays it [row][s][j][t],
  *            which is the row-major output.
  *
+ * edges     The last chunk's exchange and the last slice's have no
+ *            computation beside them, but for the permutation that
+ *            follows: mid's cycles that hold no tuple of the last chunk
+ *            (with J = k, mid swaps chunk c's slice j with chunk j's slice
+ *            c: 3/4 of its moves with 8 chunks) and post's clear of the
+ *            last slice (about a third) move while it travels,
+ *            in groups with a test after each; the rest after its wait.
+ *
  * reversed  (c2r, whose c2r transforms of the last dimensions must come
  *            last) every part inverted, in the opposite order: `post`
  *            inverted (flags 0), then for each j the exchange of slice j+1
  *            travels while stage 2 runs on slice j (TRANSPOSED_IN: stage 2
  *            on all of [j][x][t]); `mid` inverted; then for each chunk c,
  *            chunk c+1 travels while chunk c is laid out by `pre` inverted
- *            and goes through stage 1.
+ *            and goes through stage 1.  The first slice and chunk travel
+ *            beside the cycles of `post` and `mid` inverted clear of them.
  *
  * Correct in place because every exchange reads and writes only its own
  * chunk (forward) or slice (back), which no computation touches while it
  * travels: stage 1 works on chunk c+1, stage 2 on slice j+1 (reversed:
  * c and j, while c+1 and j+1 travel), and the permutations run only on
- * chunks not in flight or when no exchange is.  Both exchanges of flags
+ * chunks not in flight, when no exchange is, or in cycles that hold no
+ * tuple of the one in flight.  Both exchanges of flags
  * 0 have blocks of rows x yc complex, so one plan serves both.
  *
  * The cost against FFTW's rank-geq2: the same exchanges in 2k messages
@@ -94,11 +104,16 @@ static void permutation_init(tuple_permutation *t, INT n0, INT n1, INT n2,
      XM(tuple_permutation_init)(t, 3, n, order, tuple);
 }
 
+/* "(mid-8x128x8-210-x8200-beside2688)": `beside` of its cycles move
+   while an exchange travels. */
 static void print_permutation(const tuple_permutation *t, const char *name,
-			      printer *p)
+			      INT beside, printer *p)
 {
-     p->print(p, "(%s-%Dx%Dx%D-%d%d%d-x%D)", name, t->n[0], t->n[1], t->n[2],
+     p->print(p, "(%s-%Dx%Dx%D-%d%d%d-x%D", name, t->n[0], t->n[1], t->n[2],
 	      t->order[0], t->order[1], t->order[2], t->tuple);
+     if (beside > 0)
+	  p->print(p, "-beside%D", beside);
+     p->print(p, ")");
 }
 
 /* ---- The exchange ---------------------------------------------------- */
@@ -297,19 +312,37 @@ int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
      pl->stage1 = *stage1;
      pl->stage1.columns_first = reversed;
 
-     if (!reversed) {
-	  /* [xc][s][j][t] -> [s][j][xc][t] within a chunk */
-	  permutation_init(&pl->pre, bc, pl->n_pes, J, 1, 2, 0, 2 * yc);
-	  /* [c][s][j][xc t] -> [j][s][c][xc t] */
-	  permutation_init(&pl->mid, chunks, pl->n_pes, J, 2, 1, 0, 2 * bc * yc);
-	  /* [j][s][row][t] -> [row][s][j][t] */
-	  if (back)
-	       permutation_init(&pl->post, J, pl->n_pes, rows, 2, 1, 0, 2 * yc);
-     } else { /* the inverses */
-	  permutation_init(&pl->pre, pl->n_pes, J, bc, 2, 0, 1, 2 * yc);
-	  permutation_init(&pl->mid, J, pl->n_pes, chunks, 2, 1, 0, 2 * bc * yc);
-	  if (back)
-	       permutation_init(&pl->post, rows, pl->n_pes, J, 2, 1, 0, 2 * yc);
+     {
+	  /* the tuples of one chunk (mid) and of one slice (post) */
+	  INT chunk = pl->n_pes * J, slice = pl->n_pes * rows;
+	  if (!reversed) {
+	       /* [xc][s][j][t] -> [s][j][xc][t] within a chunk */
+	       permutation_init(&pl->pre, bc, pl->n_pes, J, 1, 2, 0, 2 * yc);
+	       /* [c][s][j][xc t] -> [j][s][c][xc t]; beside the last chunk */
+	       permutation_init(&pl->mid, chunks, pl->n_pes, J, 2, 1, 0, 2 * bc * yc);
+	       pl->mid_beside = XM(tuple_permutation_defer)(&pl->mid, (chunks - 1) * chunk,
+							    chunks * chunk);
+	       /* [j][s][row][t] -> [row][s][j][t]; beside the last slice */
+	       if (back) {
+		    permutation_init(&pl->post, J, pl->n_pes, rows, 2, 1, 0, 2 * yc);
+		    pl->post_beside = XM(tuple_permutation_defer)(&pl->post, (J - 1) * slice,
+								  J * slice);
+	       }
+	  } else { /* the inverses, beside the first chunk and slice */
+	       permutation_init(&pl->pre, pl->n_pes, J, bc, 2, 0, 1, 2 * yc);
+	       permutation_init(&pl->mid, J, pl->n_pes, chunks, 2, 1, 0, 2 * bc * yc);
+	       pl->mid_beside = XM(tuple_permutation_defer)(&pl->mid, 0, chunk);
+	       if (back) {
+		    permutation_init(&pl->post, rows, pl->n_pes, J, 2, 1, 0, 2 * yc);
+		    pl->post_beside = XM(tuple_permutation_defer)(&pl->post, 0, slice);
+	       }
+	  }
+	  pl->mid_tests = X(imin)(pl->mid_beside,
+				  exchange_tests((double) bc * (double) row_complex
+						 * 2.0 * sizeof(R), pl->n_pes));
+	  pl->post_tests = X(imin)(pl->post_beside,
+				   exchange_tests((double) n0 * (double) yc
+						  * 2.0 * sizeof(R), pl->n_pes));
      }
      return 1;
 }
@@ -342,6 +375,27 @@ static void stage2(const pipeline *pl, R *a)
      R *ri, *ii;
      X(extract_reim)(pl->sign, a, &ri, &ii);
      cld2->apply(pl->cld2, ri, ii, ri, ii);
+}
+
+/* The cycles of t that are clear of the exchange in flight (the first
+   `beside`), in `tests` groups with a test of the exchange after each. */
+static void permute_beside(const pipeline *pl, const tuple_permutation *t,
+			   INT beside, INT tests, R *data)
+{
+     INT g;
+     for (g = 0; g < tests; ++g) {
+	  XM(permute_tuple_cycles)(t, data, beside * g / tests,
+				   beside * (g + 1) / tests);
+	  advance(pl);
+     }
+}
+
+/* The cycles of t that hold tuples of the chunk or slice that travels
+   beside the others (all but the first `beside`): they move before it
+   starts or once it has arrived. */
+static void permute_held(const tuple_permutation *t, INT beside, R *data)
+{
+     XM(permute_tuple_cycles)(t, data, beside, t->cycles);
 }
 
 /* Where the parts are: the rows of a chunk, the reals of a row, of a
@@ -381,8 +435,10 @@ static void apply_forward(const pipeline *pl, const plan *owner,
 	  if (c > 0) check(pl, AIP_Plan_wait(pl->exchange));
 	  check(pl, AIP_Plan_start(pl->exchange, chunk));
      }
+     /* the last chunk travels while mid moves what is clear of it */
+     permute_beside(pl, &pl->mid, pl->mid_beside, pl->mid_tests, data);
      check(pl, AIP_Plan_wait(pl->exchange));
-     XM(permute_tuples)(&pl->mid, data);
+     permute_held(&pl->mid, pl->mid_beside, data);
 
      if (!pl->back) { /* TRANSPOSED_OUT: [j][x][t] is the output */
 	  stage2(pl, data);
@@ -399,8 +455,9 @@ static void apply_forward(const pipeline *pl, const plan *owner,
 	  if (j > 0) check(pl, AIP_Plan_wait(pl->exchange));
 	  check(pl, AIP_Plan_start(pl->exchange, at));
      }
+     permute_beside(pl, &pl->post, pl->post_beside, pl->post_tests, data);
      check(pl, AIP_Plan_wait(pl->exchange));
-     XM(permute_tuples)(&pl->post, data);
+     permute_held(&pl->post, pl->post_beside, data);
 }
 
 /* apply_forward's inverse, backwards: slice j+1 travels while slice j
@@ -412,8 +469,10 @@ static void apply_reversed(const pipeline *pl, const plan *owner,
      INT c, r, j, q;
 
      if (pl->back) {
-	  XM(permute_tuples)(&pl->post, data);
+	  /* slice 0 travels while post moves what is clear of it */
+	  permute_held(&pl->post, pl->post_beside, data);
 	  check(pl, AIP_Plan_start(pl->exchange, data));
+	  permute_beside(pl, &pl->post, pl->post_beside, pl->post_tests, data);
 	  for (j = 0; j < pl->J; ++j) {
 	       R *at = data + j * l.slice;
 	       int next = j + 1 < pl->J;
@@ -426,9 +485,9 @@ static void apply_reversed(const pipeline *pl, const plan *owner,
 	  }
      } else /* TRANSPOSED_IN: the input is [j][x][t] */
 	  stage2(pl, data);
-     XM(permute_tuples)(&pl->mid, data);
-
+     permute_held(&pl->mid, pl->mid_beside, data);
      check(pl, AIP_Plan_start(pl->exchange, data));
+     permute_beside(pl, &pl->mid, pl->mid_beside, pl->mid_tests, data);
      for (c = 0; c < pl->chunks; ++c) {
 	  R *chunk = data + c * l.bc * l.row;
 	  int next = c + 1 < pl->chunks;
@@ -468,19 +527,19 @@ void XM(pipeline_print)(const pipeline *pl, printer *p)
 	      AIP_Algorithm_name(runs), (INT) AIP_Plan_bytes(pl->exchange));
      if (pl->reversed) {
 	  if (pl->back)
-	       print_permutation(&pl->post, "post", p);
+	       print_permutation(&pl->post, "post", pl->post_beside, p);
 	  p->print(p, "%(%p%)", pl->cld2);
-	  print_permutation(&pl->mid, "mid", p);
-	  print_permutation(&pl->pre, "pre", p);
+	  print_permutation(&pl->mid, "mid", pl->mid_beside, p);
+	  print_permutation(&pl->pre, "pre", 0, p);
 	  print_stage1(&pl->stage1, p);
 	  return;
      }
      print_stage1(&pl->stage1, p);
-     print_permutation(&pl->pre, "pre", p);
-     print_permutation(&pl->mid, "mid", p);
+     print_permutation(&pl->pre, "pre", 0, p);
+     print_permutation(&pl->mid, "mid", pl->mid_beside, p);
      p->print(p, "%(%p%)", pl->cld2);
      if (pl->back)
-	  print_permutation(&pl->post, "post", p);
+	  print_permutation(&pl->post, "post", pl->post_beside, p);
 }
 
 /* The reals moved, read and written: the same for every chunk count, so

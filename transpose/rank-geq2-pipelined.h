@@ -55,6 +55,10 @@ typedef struct {
      tuple_permutation pre;      /* within one chunk of rows */
      tuple_permutation mid;      /* chunk-major -> slice-major */
      tuple_permutation post;     /* slice-major -> rows (back only) */
+     /* Their first cycles, clear of the chunk or slice that travels
+        alone at the pipeline's end (reversed: at its start), move while
+        it travels, in groups with a test after each. */
+     INT mid_beside, post_beside, mid_tests, post_tests;
      INT pieces2;                /* stage 2 of one slice, in pieces */
      plan *cld2;                 /* stage 2: DFTs along n0 (one piece) */
      AIP_Plan exchange;          /* one block: rows / chunks x J x yc */

@@ -83,26 +83,56 @@ void XM(tuple_permutation_free)(tuple_permutation *t)
      t->leaders = 0;
 }
 
-void XM(permute_tuples)(const tuple_permutation *t, R *a)
+/* Whether the cycle through x has a tuple in [lo, hi). */
+static int cycle_touches(const tuple_permutation *t, INT x, INT lo, INT hi)
+{
+     INT y = x;
+     do {
+	  if (y >= lo && y < hi)
+	       return 1;
+	  y = source(t, y);
+     } while (y != x);
+     return 0;
+}
+
+INT XM(tuple_permutation_defer)(tuple_permutation *t, INT lo, INT hi)
+{
+     INT k, apart = 0;
+     for (k = 0; k < t->cycles; ++k)
+	  if (!cycle_touches(t, t->leaders[k], lo, hi)) {
+	       INT leader = t->leaders[k];
+	       t->leaders[k] = t->leaders[apart];
+	       t->leaders[apart++] = leader;
+	  }
+     return apart;
+}
+
+void XM(permute_tuple_cycles)(const tuple_permutation *t, R *a, INT first,
+			      INT last)
 {
      INT tuple = t->tuple, chunk = X(imin)(tuple, TUPLE_CHUNK), c, k;
      R *saved;
 
-     if (t->cycles == 0)
+     if (first >= last)
 	  return;
      saved = (R *) MALLOC(sizeof(R) * chunk, BUFFERS);
      for (c = 0; c < tuple; c += chunk) {
 	  size_t bytes = sizeof(R) * (size_t) X(imin)(chunk, tuple - c);
-	  for (k = 0; k < t->cycles; ++k) {
-	       INT first = t->leaders[k], to = first, from;
-	       memcpy(saved, a + first * tuple + c, bytes);
-	       for (from = source(t, to); from != first;
+	  for (k = first; k < last; ++k) {
+	       INT leader = t->leaders[k], to = leader, from;
+	       memcpy(saved, a + leader * tuple + c, bytes);
+	       for (from = source(t, to); from != leader;
 		    to = from, from = source(t, from))
 		    memcpy(a + to * tuple + c, a + from * tuple + c, bytes);
 	       memcpy(a + to * tuple + c, saved, bytes);
 	  }
      }
      X(ifree)(saved);
+}
+
+void XM(permute_tuples)(const tuple_permutation *t, R *a)
+{
+     XM(permute_tuple_cycles)(t, a, 0, t->cycles);
 }
 
 INT XM(tuple_permutation_reals)(const tuple_permutation *t)

@@ -32,6 +32,14 @@ void XM(tuple_transpose_init)(tuple_permutation *t, INT rows, INT cols,
 void XM(tuple_permutation_free)(tuple_permutation *t);
 /* Applies it in place, TUPLE_CHUNK reals of the tuples at a time. */
 void XM(permute_tuples)(const tuple_permutation *t, R *a);
+/* Reorders the cycles so that those with no tuple at positions [lo, hi)
+   come first, and returns how many they are: while a nonblocking exchange
+   owns those positions, the others may move.  Cycles are disjoint, so any
+   order of them is the same permutation. */
+INT XM(tuple_permutation_defer)(tuple_permutation *t, INT lo, INT hi);
+/* Applies cycles first .. last - 1 only. */
+void XM(permute_tuple_cycles)(const tuple_permutation *t, R *a, INT first,
+			      INT last);
 /* The tuples moved times their reals (each read and written once). */
 INT XM(tuple_permutation_reals)(const tuple_permutation *t);
 

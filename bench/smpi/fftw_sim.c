@@ -190,6 +190,7 @@ int main(int argc, char **argv)
     size_t bytes = 2 * (size_t)alloc * sizeof(double);
     double *in = array(bytes, fold);
     double *out = opt.out_of_place ? array(bytes, fold) : in;
+    charge_array(in, bytes / sizeof(double));
     fftw_plan plan = fftw_mpi_plan_dft_r2c_3d(
         n[0], n[1], n[2], in, (fftw_complex *)out, MPI_COMM_WORLD,
         FFTW_ESTIMATE | (opt.out_of_place ? FFTW_DESTROY_INPUT : 0));

@@ -66,6 +66,15 @@ void charge_install(charge_mode mode, double copy_bandwidth, int fold);
  * between the variants compared). */
 double charge_calibrate(MPI_Comm comm, double slowdown, const char *cache);
 
+/* The rank's array of `reals` doubles from `start`, where its sub-plans
+ * work (before charge_calibrate).  A sub-plan with one vector dimension
+ * that fits in it again and again past its planned place, as the
+ * pipelined solvers' groups of lines and columns tile a row, is a piece:
+ * it is timed in a run of up to 32 such pieces, one after the other from
+ * memory, and charged its share, under a key of its own ("in runs of N").
+ * Without this call every sub-plan is timed alone. */
+void charge_array(const double *start, size_t reals);
+
 /* The calibration file's times may be another machine's (docs/results.md:
  * when the machine that made the first rows was gone, each case's entries
  * were scaled so that those rows keep their local work), and a sub-plan
