@@ -63,9 +63,11 @@
 #   SMPI_CFG   more smpirun options (--cfg=...) for every run
 #   AIP_SIM_CFLAGS  more flags for the library's simulation build, which
 #          every run rebuilds (so give them to every run, with their own
-#          BUILD): e.g. -DAIP_CHUNK_BYTES_MAX=524288, half the messages of
-#          2 MiB blocks, simulates HSA 1.5x faster at 128 ranks but its
-#          exchange comes out 3.1% slower (docs/results.md): another model
+#          BUILD): e.g. -DAIP_CHUNK_BYTES_MAX=524288, the 1 MiB budget as
+#          two chunks in flight instead of four, simulates HSA at 256 ranks
+#          at 1.2-1.9x stock's cost instead of 3.2-3.6x (JuRoPA), its
+#          exchange 0.9% slower there and 3.1% at 128 ranks: another model,
+#          which errs against ours (docs/results.md)
 #   OUT [bench/figures/fftw]  fftw_smpi.dat (one row per case, which is also the
 #                      cache: a case with a row is not run again, so an
 #                      interrupted sweep resumes), fftw_smpi.png,
