@@ -67,7 +67,7 @@
 #          two chunks in flight instead of four, simulates HSA at 256 ranks
 #          at 1.2-1.9x stock's cost instead of 3.2-3.6x (JuRoPA), its
 #          exchange 0.9% slower there and 3.1% at 128 ranks: another model,
-#          which errs against ours (docs/results.md)
+#          which erred against ours wherever measured (docs/results.md)
 #   OUT [bench/figures/fftw]  fftw_smpi.dat (one row per case, which is also the
 #                      cache: a case with a row is not run again, so an
 #                      interrupted sweep resumes), fftw_smpi.png,
