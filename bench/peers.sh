@@ -48,8 +48,9 @@
 #
 # Environment (defaults in brackets):
 #   MPI [openmpi]  openmpi or mpich: build/$MPI (scripts/build.sh) and the
-#                  peers built for it (bench/peers/build.sh, run first here
-#                  when missing; see there for HEFFTE_SRC, FFTMPI_SRC, PFFT_SRC)
+#                  peers that VARIANTS run, built for it (bench/peers/build.sh,
+#                  run first here for those missing; see there for HEFFTE_SRC,
+#                  FFTMPI_SRC, PFFT_SRC)
 #   CASES ["c2c:256:2 r2c:256:2 c2c:256:3 r2c:256:3 c2c:256:4 r2c:256:4"]
 #                  KIND:N:P, KIND c2c or r2c; 3 ranks make every shape uneven
 #   VARIANTS [all above]   ROUNDS [3]   REPEATS [5]
@@ -84,10 +85,21 @@ NAME=${NAME:-peers_$MPI}
 dat=$OUT/$NAME.dat
 
 [ "$report_only" = yes ] || [ -x "$mpibench" ] || { echo "peers.sh: no $mpibench: run scripts/build.sh $MPI first" >&2; exit 1; }
-for peer in heffte fftmpi pfft; do
-    [ "$report_only" = yes ] || [ -d "$peers/$peer/bin" ] ||
-        { MPI=$MPI "$top/bench/peers/build.sh" >&2; break; }
+# The peers that VARIANTS run, built where missing: ours against FFTW's own
+# paths needs none, nor their sources.
+missing=""
+for variant in $VARIANTS; do
+    case "$variant" in
+    heffte-*) peer=heffte ;;
+    fftmpi*) peer=fftmpi ;;
+    pfft-*) peer=pfft ;;
+    *) continue ;;
+    esac
+    case " $missing " in *" $peer "*) continue ;; esac
+    [ -d "$peers/$peer/bin" ] || missing="$missing $peer"
 done
+# shellcheck disable=SC2086 # a list of peers
+[ "$report_only" = yes ] || [ -z "$missing" ] || MPI=$MPI "$top/bench/peers/build.sh" $missing >&2
 mkdir -p "$OUT"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
