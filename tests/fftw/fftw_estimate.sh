@@ -8,7 +8,8 @@
 #     (dft-buffered), the same as an r2hc r2r (rdft-buffered), a 256 x 256
 #     c2c (its columns, 4 KiB apart); out of place, where dft-buffered does
 #     not apply under ESTIMATE, the loop stays and still verifies (the charge
-#     is a cost, never a refusal);
+#     is a cost, never a refusal); nor is a loop charged whose transforms'
+#     elements all fit in the L1 cache (300 points 4800 bytes apart);
 #   MPI on 2 ranks, ours (-o inplace) and stock: c2c, r2c and c2r 256x32x32
 #     (after the transpose, the first dimension's transforms lie 8 KiB and
 #     4.3 KiB apart) and c2c 4x256x256 (each rank's planes' columns).
@@ -46,6 +47,7 @@ check "strided c2c loop gathers" '^\(dft-buffered' "icf256:512:512*512:1:1" "$be
 check "strided r2hc loop gathers" '^\(rdft-buffered' "ik256:512:512f*512:1:1" "$bench"
 check "2D columns gather" 'dft-buffered-256' icf256x256 "$bench"
 check "out of place: the loop stays" '!buffered' "ocf256:512:512*512:1:1" "$bench"
+check "fits in L1: the loop stays" '!^\(dft-buffered' "icf300:300:300*300:1:1" "$bench"
 
 for algorithm in hsa off; do
     for problem in icf256x32x32 ir256x32x32 ibr256x32x32 icf4x256x256; do
