@@ -130,7 +130,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      const problem_mpi_dft *p = (const problem_mpi_dft *) p_;
      P *pln;
      pipeline pl;
-     pipeline_rows rows = { 0, 0, 0, 0, 0, 0, 0 };
+     pipeline_rows rows = { 0 };
      R *ri, *ii;
      tensor *sz;
      INT J, b, tests, last, C, L = 1;
@@ -174,11 +174,8 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 								     2 * C, 2 * C, p->vn, 2, 2),
 						      ri, ii, ri, ii));
 	  if (XM(any_true)(!rows.lines, p->comm)) goto nada;
-	  rows.columns = X(mkplan_d)(plnr,
-				     X(mkproblem_dft_d)(XM(pipeline_outer_dims)(p->sz, C),
-							X(mktensor_1d)(C / rows.column_pieces, 2, 2),
-							ri, ii, ri, ii));
-	  if (XM(any_true)(!rows.columns, p->comm)) goto nada;
+	  if (!XM(pipeline_plan_columns)(&rows, plnr, p->sz, C, ri, ii, p->comm))
+	       goto nada;
      }
 
      if (!XM(pipeline_init)(&pl, plnr, p->I, p->sign, p->sz->dims[0].n, b,
@@ -193,6 +190,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      return &(pln->super.super);
 
  nada:
+     X(plan_destroy_internal)(rows.columns_last);
      X(plan_destroy_internal)(rows.columns);
      X(plan_destroy_internal)(rows.lines);
      X(plan_destroy_internal)(rows.whole);

@@ -210,13 +210,57 @@ INT XM(pipeline_stage1_tests)(INT rows, INT chunks, INT row_complex,
      return (tests + bc - 1) / bc;
 }
 
+pipeline_cut XM(pipeline_cut_columns)(INT C, INT target)
+{
+     const INT group = PIPELINE_COLUMN_BYTES / (2 * (INT) sizeof(R));
+     pipeline_cut cut;
+     target = X(imax)(1, X(imin)(target, C));
+     /* the multiple of `group` nearest C / target, at least one group */
+     cut.width = X(imax)(group, (C / target + group / 2) / group * group);
+     cut.pieces = C / cut.width;
+     if (cut.pieces <= 1) {
+	  cut.pieces = 1;
+	  cut.width = C;
+     }
+     cut.last = C - (cut.pieces - 1) * cut.width;
+     return cut;
+}
+
 void XM(pipeline_row_pieces)(pipeline_rows *r, INT L, INT C, INT tests)
 {
-     r->column_pieces = XM(pipeline_pieces)(C, (tests + 1) / 2);
-     /* the lines make up what the columns could not (C prime) */
-     r->line_pieces = XM(pipeline_pieces)(L, tests - r->column_pieces);
+     r->cut = XM(pipeline_cut_columns)(C, (tests + 1) / 2);
+     /* the lines make up what the columns could not (C narrow) */
+     r->line_pieces = XM(pipeline_pieces)(L, tests - r->cut.pieces);
      r->line_step = 2 * C * (L / r->line_pieces);
-     r->column_step = 2 * (C / r->column_pieces);
+}
+
+/* The DFTs of dims over `columns` side by side, in place on ri/ii. */
+static plan *plan_columns(planner *plnr, const tensor *dims, INT columns,
+			  R *ri, R *ii)
+{
+     return X(mkplan_d)(plnr,
+			X(mkproblem_dft_d)(X(tensor_copy)(dims),
+					   X(mktensor_1d)(columns, 2, 2),
+					   ri, ii, ri, ii));
+}
+
+int XM(pipeline_plan_columns)(pipeline_rows *r, planner *plnr,
+			      const dtensor *sz, INT C, R *ri, R *ii,
+			      MPI_Comm comm)
+{
+     tensor *dims = XM(pipeline_outer_dims)(sz, C);
+     int wider = r->cut.last != r->cut.width;
+     r->columns = plan_columns(plnr, dims, r->cut.width, ri, ii);
+     if (wider)
+	  r->columns_last = plan_columns(plnr, dims, r->cut.last, ri, ii);
+     X(tensor_destroy)(dims);
+     return !XM(any_true)(!r->columns || (wider && !r->columns_last), comm);
+}
+
+/* The plan of piece q of a cut planned as `piece` and `last`. */
+static plan *cut_piece(const pipeline_cut *cut, INT q, plan *piece, plan *last)
+{
+     return q == cut->pieces - 1 && last ? last : piece;
 }
 
 tensor *XM(pipeline_outer_dims)(const dtensor *sz, INT columns)
@@ -234,6 +278,7 @@ tensor *XM(pipeline_outer_dims)(const dtensor *sz, INT columns)
 
 static void rows_destroy(const pipeline_rows *r)
 {
+     X(plan_destroy_internal)(r->columns_last);
      X(plan_destroy_internal)(r->columns);
      X(plan_destroy_internal)(r->lines);
      X(plan_destroy_internal)(r->whole);
@@ -247,15 +292,16 @@ pipeline_row_pass XM(pipeline_row_piece)(const pipeline_rows *r, INT piece,
 	  return ROW_WHOLE;
      }
      if (r->columns_first) /* as the lines first, the passes swapped */
-	  piece = piece < r->column_pieces
-	       ? r->line_pieces + piece : piece - r->column_pieces;
+	  piece = piece < r->cut.pieces
+	       ? r->line_pieces + piece : piece - r->cut.pieces;
      if (piece < r->line_pieces) {
 	  *cld = r->lines;
 	  *at += piece * r->line_step;
 	  return ROW_LINES;
      }
-     *cld = r->columns;
-     *at += (piece - r->line_pieces) * r->column_step;
+     piece -= r->line_pieces;
+     *cld = cut_piece(&r->cut, piece, r->columns, r->columns_last);
+     *at += piece * 2 * r->cut.width;
      return ROW_COLUMNS;
 }
 
@@ -278,7 +324,7 @@ int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
 {
      R *ri, *ii;
      INT bc = rows / chunks, yc;
-     tensor *vec;
+     tensor *dims;
 
      memset(pl, 0, sizeof *pl);
      MPI_Comm_size(comm, &pl->n_pes);
@@ -293,19 +339,30 @@ int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
      pl->comm = MPI_COMM_NULL;
 
      X(extract_reim)(sign, data, &ri, &ii);
-     /* a slice's stage 2 tests as its exchange wants (exchange_tests) */
-     pl->pieces2 = back
-	  ? XM(pipeline_pieces)(yc, X(imax)(exchange_tests((double) n0 * (double) yc
-							   * 2.0 * sizeof(R), pl->n_pes), 2))
-	  : 1;
-     vec = back ? X(mktensor_1d)(yc / pl->pieces2, 2, 2)
-	  : X(mktensor_2d)(J, 2 * n0 * yc, 2 * n0 * yc, yc, 2, 2);
-     pl->cld2 = X(mkplan_d)(plnr,
-			    X(mkproblem_dft_d)(X(mktensor_1d)(n0, 2 * yc, 2 * yc),
-					       vec, ri, ii, ri, ii));
-     if (XM(any_true)(!pl->cld2, comm) || !plan_exchange(pl, comm)) {
+     dims = X(mktensor_1d)(n0, 2 * yc, 2 * yc);
+     if (back) {
+	  /* a slice's stage 2 tests as its exchange wants (exchange_tests) */
+	  pl->cut2 = XM(pipeline_cut_columns)(yc, X(imax)(exchange_tests(
+		    (double) n0 * (double) yc * 2.0 * sizeof(R), pl->n_pes), 2));
+	  pl->cld2 = plan_columns(plnr, dims, pl->cut2.width, ri, ii);
+	  if (pl->cut2.last != pl->cut2.width)
+	       pl->cld2_last = plan_columns(plnr, dims, pl->cut2.last, ri, ii);
+     } else { /* TRANSPOSED_OUT: all J slices at once */
+	  pl->cut2.pieces = 1;
+	  pl->cut2.width = pl->cut2.last = J * yc;
+	  pl->cld2 = X(mkplan_d)(plnr,
+				 X(mkproblem_dft_d)(X(tensor_copy)(dims),
+						    X(mktensor_2d)(J, 2 * n0 * yc, 2 * n0 * yc,
+								   yc, 2, 2),
+						    ri, ii, ri, ii));
+     }
+     X(tensor_destroy)(dims);
+     if (XM(any_true)(!pl->cld2 || (pl->cut2.last != pl->cut2.width && !pl->cld2_last),
+		      comm)
+	 || !plan_exchange(pl, comm)) {
+	  X(plan_destroy_internal)(pl->cld2_last);
 	  X(plan_destroy_internal)(pl->cld2);
-	  pl->cld2 = 0;
+	  pl->cld2 = pl->cld2_last = 0;
 	  rows_destroy(stage1);
 	  return 0;
      }
@@ -356,6 +413,7 @@ void XM(pipeline_destroy)(pipeline *pl)
 	  AIP_Plan_free(&pl->exchange); /* before comm, which carries it */
      if (pl->comm != MPI_COMM_NULL)
 	  MPI_Comm_free(&pl->comm);
+     X(plan_destroy_internal)(pl->cld2_last);
      X(plan_destroy_internal)(pl->cld2);
      rows_destroy(&pl->stage1);
 }
@@ -363,18 +421,21 @@ void XM(pipeline_destroy)(pipeline *pl)
 void XM(pipeline_awake)(pipeline *pl, enum wakefulness wakefulness)
 {
      X(plan_awake)(pl->cld2, wakefulness);
+     X(plan_awake)(pl->cld2_last, wakefulness);
      X(plan_awake)(pl->stage1.whole, wakefulness);
      X(plan_awake)(pl->stage1.lines, wakefulness);
      X(plan_awake)(pl->stage1.columns, wakefulness);
+     X(plan_awake)(pl->stage1.columns_last, wakefulness);
 }
 
-/* Stage 2 in place on the complex numbers at a: as planned, for data. */
-static void stage2(const pipeline *pl, R *a)
+/* Piece q of stage 2 in place on the complex numbers at a (where the
+   piece starts): as planned, for data. */
+static void stage2(const pipeline *pl, INT q, R *a)
 {
-     plan_dft *cld2 = (plan_dft *) pl->cld2;
+     plan *cld = cut_piece(&pl->cut2, q, pl->cld2, pl->cld2_last);
      R *ri, *ii;
      X(extract_reim)(pl->sign, a, &ri, &ii);
-     cld2->apply(pl->cld2, ri, ii, ri, ii);
+     ((plan_dft *) cld)->apply(cld, ri, ii, ri, ii);
 }
 
 /* The cycles of t that are clear of the exchange in flight (the first
@@ -411,9 +472,9 @@ static pipeline_layout layout(const pipeline *pl)
      l.bc = pl->rows / pl->chunks;
      l.row = 2 * pl->n_pes * pl->J * pl->yc;
      l.slice = 2 * pl->n0 * pl->yc;
-     l.piece2 = 2 * (pl->yc / pl->pieces2);
+     l.piece2 = 2 * pl->cut2.width;
      l.pieces1 = pl->stage1.whole ? 1
-	  : pl->stage1.line_pieces + pl->stage1.column_pieces;
+	  : pl->stage1.line_pieces + pl->stage1.cut.pieces;
      return l;
 }
 
@@ -441,15 +502,15 @@ static void apply_forward(const pipeline *pl, const plan *owner,
      permute_held(&pl->mid, pl->mid_beside, data);
 
      if (!pl->back) { /* TRANSPOSED_OUT: [j][x][t] is the output */
-	  stage2(pl, data);
+	  stage2(pl, 0, data);
 	  return;
      }
 
      /* back: slice j travels while slice j+1 goes through stage 2 */
      for (j = 0; j < pl->J; ++j) {
 	  R *at = data + j * l.slice;
-	  for (q = 0; q < pl->pieces2; ++q) {
-	       stage2(pl, at + q * l.piece2);
+	  for (q = 0; q < pl->cut2.pieces; ++q) {
+	       stage2(pl, q, at + q * l.piece2);
 	       if (j > 0) advance(pl);
 	  }
 	  if (j > 0) check(pl, AIP_Plan_wait(pl->exchange));
@@ -478,13 +539,13 @@ static void apply_reversed(const pipeline *pl, const plan *owner,
 	       int next = j + 1 < pl->J;
 	       check(pl, AIP_Plan_wait(pl->exchange));
 	       if (next) check(pl, AIP_Plan_start(pl->exchange, at + l.slice));
-	       for (q = 0; q < pl->pieces2; ++q) {
-		    stage2(pl, at + q * l.piece2);
+	       for (q = 0; q < pl->cut2.pieces; ++q) {
+		    stage2(pl, q, at + q * l.piece2);
 		    if (next) advance(pl);
 	       }
 	  }
      } else /* TRANSPOSED_IN: the input is [j][x][t] */
-	  stage2(pl, data);
+	  stage2(pl, 0, data);
      permute_held(&pl->mid, pl->mid_beside, data);
      check(pl, AIP_Plan_start(pl->exchange, data));
      permute_beside(pl, &pl->mid, pl->mid_beside, pl->mid_tests, data);
@@ -508,16 +569,34 @@ void XM(pipeline_apply)(const pipeline *pl, const plan *owner,
      (pl->reversed ? apply_reversed : apply_forward)(pl, owner, stage1, data);
 }
 
+/* "(NAME/PIECES(plan))", or where the last piece is wider
+   "(NAME/PIECES-lastCOLUMNS(plan)(the last's plan))" */
+static void print_cut(const char *name, const pipeline_cut *cut,
+		      const plan *piece, const plan *last, printer *p)
+{
+     p->print(p, "(%s/%D", name, cut->pieces);
+     if (last)
+	  p->print(p, "-last%D%(%p%)%(%p%))", cut->last, piece, last);
+     else
+	  p->print(p, "%(%p%))", piece);
+}
+
 static void print_stage1(const pipeline_rows *r, printer *p)
 {
-     if (r->whole)
+     if (r->whole) {
 	  p->print(p, "%(%p%)", r->whole);
-     else if (r->columns_first)
-	  p->print(p, "(columns/%D%(%p%))(lines/%D%(%p%))",
-		   r->column_pieces, r->columns, r->line_pieces, r->lines);
-     else
-	  p->print(p, "(lines/%D%(%p%))(columns/%D%(%p%))",
-		   r->line_pieces, r->lines, r->column_pieces, r->columns);
+	  return;
+     }
+     if (!r->columns_first)
+	  p->print(p, "(lines/%D%(%p%))", r->line_pieces, r->lines);
+     print_cut("columns", &r->cut, r->columns, r->columns_last, p);
+     if (r->columns_first)
+	  p->print(p, "(lines/%D%(%p%))", r->line_pieces, r->lines);
+}
+
+static void print_stage2(const pipeline *pl, printer *p)
+{
+     print_cut("stage2", &pl->cut2, pl->cld2, pl->cld2_last, p);
 }
 
 void XM(pipeline_print)(const pipeline *pl, printer *p)
@@ -528,7 +607,7 @@ void XM(pipeline_print)(const pipeline *pl, printer *p)
      if (pl->reversed) {
 	  if (pl->back)
 	       print_permutation(&pl->post, "post", pl->post_beside, p);
-	  p->print(p, "%(%p%)", pl->cld2);
+	  print_stage2(pl, p);
 	  print_permutation(&pl->mid, "mid", pl->mid_beside, p);
 	  print_permutation(&pl->pre, "pre", 0, p);
 	  print_stage1(&pl->stage1, p);
@@ -537,7 +616,7 @@ void XM(pipeline_print)(const pipeline *pl, printer *p)
      print_stage1(&pl->stage1, p);
      print_permutation(&pl->pre, "pre", 0, p);
      print_permutation(&pl->mid, "mid", pl->mid_beside, p);
-     p->print(p, "%(%p%)", pl->cld2);
+     print_stage2(pl, p);
      if (pl->back)
 	  print_permutation(&pl->post, "post", pl->post_beside, p);
 }
@@ -549,6 +628,15 @@ static void permutation_ops(const tuple_permutation *t, INT times, opcnt *ops)
      ops->other += times * 2 * XM(tuple_permutation_reals)(t);
 }
 
+/* The operations of a cut's pieces, `times` over. */
+static void cut_ops(const pipeline_cut *cut, INT times, const plan *piece,
+		    const plan *last, opcnt *ops)
+{
+     X(ops_madd2)(times * (last ? cut->pieces - 1 : cut->pieces), &piece->ops, ops);
+     if (last)
+	  X(ops_madd2)(times, &last->ops, ops);
+}
+
 void XM(pipeline_ops)(const pipeline *pl, int preference, opcnt *ops)
 {
      const pipeline_rows *r = &pl->stage1;
@@ -558,9 +646,9 @@ void XM(pipeline_ops)(const pipeline *pl, int preference, opcnt *ops)
 	  X(ops_madd2)(pl->rows, &r->whole->ops, ops);
      else {
 	  X(ops_madd2)(pl->rows * r->line_pieces, &r->lines->ops, ops);
-	  X(ops_madd2)(pl->rows * r->column_pieces, &r->columns->ops, ops);
+	  cut_ops(&r->cut, pl->rows, r->columns, r->columns_last, ops);
      }
-     X(ops_madd2)(pl->back ? pl->J * pl->pieces2 : 1, &pl->cld2->ops, ops);
+     cut_ops(&pl->cut2, pl->back ? pl->J : 1, pl->cld2, pl->cld2_last, ops);
      permutation_ops(&pl->pre, pl->chunks, ops);
      permutation_ops(&pl->mid, 1, ops);
      if (pl->back)

@@ -29,14 +29,30 @@ AIP_Algorithm XM(pipelined_algorithm)(MPI_Comm comm);
 
 /* ---- The pipeline (rank-geq2-pipelined.c) --------------------------- */
 
+/* A pass of DFTs over C columns side by side (complex numbers at
+   consecutive addresses, each column transformed along a strided
+   dimension), cut into `pieces`: every piece `width` columns but the
+   last, which takes the rest (width to 2 width - 1 columns).  The width
+   is a multiple of PIPELINE_COLUMN_BYTES where the pass is wider, so that
+   FFTW's buffered DFTs copy whole cache lines in full batches; equal
+   pieces of an odd width (an r2c line's n/2+1 complex numbers have no
+   even divisor) left a column of each piece to a strided loop. */
+typedef struct {
+     INT pieces, width, last;
+} pipeline_cut;
+
+#define PIPELINE_COLUMN_BYTES 128
+
 /* Stage 1 of one row, the solver's local transforms of its last rnk-1
    dimensions: whole, or, where the exchange in flight wants many tests,
    in two passes cut into pieces: the last dimension's transforms in
    groups of lines, then the other dimensions' DFTs in groups of columns
    (the complex numbers of a line). */
 typedef struct {
-     plan *whole, *lines, *columns;
-     INT line_pieces, column_pieces, line_step, column_step; /* steps: reals */
+     plan *whole, *lines;
+     plan *columns, *columns_last; /* the last: 0 where it is `width` wide */
+     INT line_pieces, line_step; /* step: reals */
+     pipeline_cut cut;           /* of the columns */
      int columns_first;          /* c2r: the columns' DFTs, then the lines */
 } pipeline_rows;
 
@@ -59,8 +75,9 @@ typedef struct {
         alone at the pipeline's end (reversed: at its start), move while
         it travels, in groups with a test after each. */
      INT mid_beside, post_beside, mid_tests, post_tests;
-     INT pieces2;                /* stage 2 of one slice, in pieces */
-     plan *cld2;                 /* stage 2: DFTs along n0 (one piece) */
+     pipeline_cut cut2;          /* stage 2 of one slice, in pieces */
+     plan *cld2, *cld2_last;     /* stage 2: DFTs along n0 (one piece; the
+				    last piece, where it is wider) */
      AIP_Plan exchange;          /* one block: rows / chunks x J x yc */
      MPI_Comm comm;
 } pipeline;
@@ -85,9 +102,18 @@ INT XM(pipeline_stage1_tests)(INT rows, INT chunks, INT row_complex,
 			      int n_pes);
 /* The divisor of n nearest target (the larger of two as near). */
 INT XM(pipeline_pieces)(INT n, INT target);
+/* C columns in about `target` pieces (pipeline_cut). */
+pipeline_cut XM(pipeline_cut_columns)(INT C, INT target);
 /* Cuts a row of L lines of C complex numbers into about `tests` pieces,
    half of them groups of columns, and sets r's pieces and steps. */
 void XM(pipeline_row_pieces)(pipeline_rows *r, INT L, INT C, INT tests);
+/* Plans r's columns pass, in place on ri/ii: the DFTs of the dimensions
+   of a row of sz but its last (XM(pipeline_outer_dims)) over a piece's
+   columns, and over the last piece's where it is wider.  0 if a plan
+   failed on some process (collective), the plans made kept in r. */
+int XM(pipeline_plan_columns)(pipeline_rows *r, planner *plnr,
+			      const dtensor *sz, INT C, R *ri, R *ii,
+			      MPI_Comm comm);
 /* The dimensions of a row of sz but its last, strided as in the row,
    whose last dimension (with vn) is `columns` complex numbers: the
    columns pass. */

@@ -119,11 +119,14 @@ check_run 2 "$one_node" $MPIRUN 2 "$MPIBENCH" -o inplace -o measure -v2 \
 
 # A budget far below a chunk's bytes: stage 1 and stage 2 test once per
 # budget's worth (exchange_tests), so the rows' transforms run in pieces
-# where the steps alone would leave them whole.
+# where the steps alone would leave them whole.  Columns are cut in
+# groups of 8 complex numbers, the last piece taking the rest.
 small_budget='
-ir24x24x24       2       r2c: rows in pieces of lines, C = 13 complex prime
+ir24x24x24       2       r2c: rows in pieces of lines, C = 13 columns in one piece
 icf24x24x8       2       c2c
 ibr24x24x24      2       c2r
+ir64x64x64       2       r2c: C = 33 columns, 3 pieces of 8 and one of 9
+ibr64x64x64      2       c2r: the same, reversed
 '
 echo "== 2 ranks, -o inplace=hsa-pipelined, AIP_AUX_BYTES=1K"
 # shellcheck disable=SC2046 # a word list
@@ -131,6 +134,8 @@ check_run 2 "$small_budget" env AIP_AUX_BYTES=1K $MPIRUN 2 "$MPIBENCH" \
     -o inplace=hsa-pipelined -o estimate -v2 $(verify_args "$small_budget")
 grep -Eq '\(lines/([2-9]|[1-9][0-9]+)' "$out" ||
     { echo "FAIL: no row cut into pieces under a 1 KiB budget"; failures=$((failures + 1)); }
+grep -q '(columns/4-last9' "$out" ||
+    { echo "FAIL: no columns cut with a wider last piece"; failures=$((failures + 1)); }
 
 # general has no pipeline: the variable is ignored, with a warning, and
 # nothing is pipelined under ESTIMATE.
