@@ -16,7 +16,8 @@
  * as many pieces as the exchange has steps, or one per budget's worth of
  * its bytes where that is more (exchange_tests): the two passes of each
  * row's local transform in groups of lines and of columns (stage 1), the
- * columns of a slice (stage 2).  The overlap of
+ * columns of a slice (stage 2), groups of columns a multiple of 128 bytes
+ * wide (pipeline_cut).  The overlap of
  * nonblocking all-to-all and 3D FFTs is Hoefler, Gottschling,
  * Lumsdaine and Rehm, "Optimizing a Conjugate Gradient Solver with
  * Non-Blocking Collective Operations" (2007) and Kandalla et al.,

@@ -34,9 +34,9 @@ AIP_Algorithm XM(pipelined_algorithm)(MPI_Comm comm);
    dimension), cut into `pieces`: every piece `width` columns but the
    last, which takes the rest (width to 2 width - 1 columns).  The width
    is a multiple of PIPELINE_COLUMN_BYTES where the pass is wider, so that
-   FFTW's buffered DFTs copy whole cache lines in full batches; equal
-   pieces of an odd width (an r2c line's n/2+1 complex numbers have no
-   even divisor) left a column of each piece to a strided loop. */
+   FFTW's buffered DFTs copy whole cache lines in full batches, which
+   equal pieces of a divisor of C cannot do where C is odd, as an r2c
+   line's n/2+1 complex numbers are. */
 typedef struct {
      INT pieces, width, last;
 } pipeline_cut;
