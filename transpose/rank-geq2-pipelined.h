@@ -152,8 +152,10 @@ int XM(pipeline_preempts)(int (*takes)(const problem *p, INT chunks, INT *J),
    (pipeline_ops): the most chunks first, since 1/k of each exchange runs
    with nothing beside it; at 16 a chunk can be one row, which a chunk's
    tests (one per exchange step) cut into as many pieces as there are
-   processes (docs/results.md, "The pipelined transforms"). */
-#define PIPELINE_CHUNKS { 8, 4, 2 }
+   processes; 5 for rows of 10 (2560^3 on 256 processes: 0.73x stock's
+   time simulated, 0.83x with 2 chunks; docs/results.md, "The pipelined
+   transforms"). */
+#define PIPELINE_CHUNKS { 8, 5, 4, 2 }
 
 /* Whether the pipelined solvers take these problems and are forced: the
    rank-geq2 solvers of FFTW then give way (fftw-patches/0005). */

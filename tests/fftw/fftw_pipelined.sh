@@ -30,7 +30,7 @@ icf]24x24x8      2,3,4   3D c2c, transposed output
 ir]24x24x24      2,3,4   3D r2c, transposed output
 icf8x16x4x6      2,4     4D c2c
 ir8x16x4x6       2,4     4D r2c
-icf120x60        2,3     2D c2c
+icf120x60        2,3,4   2D c2c (30 rows on 4 ranks: 5 chunks)
 ir60x62          2       2D r2c: 60 x 32 complex
 ir30x42x50       3       30 rows: 15 on 2 ranks, 7.5 on 4
 icf16x12x10      2,4     1 row a chunk on 4 ranks: stage 1 in pieces
@@ -85,16 +85,17 @@ for np in $ranks; do
 done
 
 # The estimate takes the most chunks that fit (PIPELINE_CHUNKS): 8 where
-# the rows and a row divide by them, else 4.
+# the rows and a row divide by them, else 5, else 4.
 chunk_counts='
 icf32x16x8       2       c2c: 16 rows a rank, a row 128 complex: k = 8
+icf20x20x10      2       c2c: 10 rows a rank, a row 200 complex: k = 5
 ir24x24x24       2       r2c: 12 rows a rank: k = 4
 '
 echo "== 2 ranks, -o inplace=hsa-pipelined, the chunk counts"
 # shellcheck disable=SC2046 # a word list
 check_run 2 "$chunk_counts" $MPIRUN 2 "$MPIBENCH" -o inplace=hsa-pipelined -o estimate -v2 \
     $(verify_args "$chunk_counts")
-for k in 8 4; do
+for k in 8 5 4; do
     grep -q "rank-geq2-pipelined/k$k-" "$out" ||
         { echo "FAIL: no plan of $k chunks"; failures=$((failures + 1)); }
 done
