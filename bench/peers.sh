@@ -18,7 +18,7 @@
 #
 # Variants (VARIANTS; those that cannot do a case are left out of it):
 #   ours           mpi-bench -o inplace (FFTW_MPI_INPLACE_ALLTOALL): our
-#                  transposes, HSA where blocks are equal, general elsewhere
+#                  transposes, HSA where blocks are equal or symmetric, general elsewhere
 #   stock          mpi-bench in place, FFTW's own transposes
 #   or, dor        mpi-bench out of place, and destroying its input (FFTW's
 #                  fastest path: MPI_Alltoall between two arrays)

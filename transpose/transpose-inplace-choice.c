@@ -7,14 +7,17 @@
  * Our solvers take every in-place transpose of FFTW's usual layouts
  * (ONLY_TRANSPOSEDP): those of the library's symmetric algorithms (every
  * row of its table but general, AIP_Algorithm_at) the transposes whose
- * blocks are all equal, the general one any.  Two inputs decide:
+ * blocks are all equal, the schedules among them (mpich, lsa, hsa) also
+ * the uneven ones whose every pair exchanges one size each way
+ * (XM(transpose_symmetric)), the general one any.  Two inputs decide:
  *   - the planner flag FFTW_MPI_INPLACE_ALLTOALL (internal bit
  *     INPLACE_ALLTOALL): in-place transposes use only our solvers;
  *   - the environment variable FFTW_MPI_INPLACE_ALGORITHM, for programs
  *     that cannot be recompiled:
  *        a symmetric algorithm's name (AIP_ALGORITHM's names)
- *                            only that algorithm where blocks are equal,
- *                            general elsewhere, as if the flag were set
+ *                            only that algorithm where it takes the
+ *                            shape, general elsewhere, as if the flag
+ *                            were set
  *        general             only the general algorithm, as if the flag
  *                            were set
  *        auto                any of ours, as if the flag were set
@@ -234,13 +237,45 @@ static int ours(const problem_mpi_transpose *p)
 }
 
 /* Whether every process holds exactly one block of each distribution, so
-   that every pair exchanges the same amount (an MPI_Alltoall), as the
-   symmetric algorithms need. */
-static int even(const problem_mpi_transpose *p)
+   that every pair exchanges the same amount (an MPI_Alltoall), as all the
+   symmetric algorithms take. */
+int XM(transpose_even)(const problem_mpi_transpose *p)
 {
      int n_pes;
      MPI_Comm_size(p->comm, &n_pes);
      return p->nx == p->block * n_pes && p->ny == p->tblock * n_pes;
+}
+
+/* Whether every pair of processes exchanges one size each way, at one
+   offset, so that the symmetric schedules serve though blocks differ
+   (AIP_Alltoallv): b_i tblock == block bt_i for every process i, b_i and
+   bt_i its rows of nx and ny.  Then b_i bt_j = b_i b_j tblock / block =
+   b_j bt_i, what i sends j is what j sends i, and i's block for j starts
+   at j b_i tblock = j block bt_i in both its send and its receive layout
+   (transpose-inplace.c, exchange_layout): the square transposes of uneven
+   blocks, and the 1D transforms' vectors cut as their rows are
+   (fftw-patches/0008).  Even shapes are. */
+int XM(transpose_symmetric)(const problem_mpi_transpose *p)
+{
+     int n_pes, pe;
+     MPI_Comm_size(p->comm, &n_pes);
+     for (pe = 0; pe < n_pes; ++pe)
+	  if (XM(block)(p->nx, p->block, pe) * p->tblock
+	      != p->block * XM(block)(p->ny, p->tblock, pe))
+	       return 0;
+     return 1;
+}
+
+/* Whether the symmetric instance of algorithm takes p's shape: every one
+   the even shapes, the schedules also the other symmetric ones (the
+   node-aware and routed exchanges are AIP_Alltoall's alone). */
+static int symmetric_takes(const problem_mpi_transpose *p,
+			   AIP_Algorithm algorithm)
+{
+     AIP_Algorithm_kind kind;
+     if (XM(transpose_even)(p)) return 1;
+     return kind_of(algorithm, &kind) && kind == AIP_KIND_SCHEDULE
+	  && XM(transpose_symmetric)(p);
 }
 
 /* Whether the solver instance for `algorithm` may plan p (collective
@@ -251,15 +286,17 @@ int XM(transpose_inplace_allowed)(const problem_mpi_transpose *p,
      AIP_Algorithm_kind kind;
      int choice;
      if (!ours(p)) return 0;
-     if (!general && !even(p)) return 0;
+     if (!general && !symmetric_takes(p, (AIP_Algorithm) algorithm)) return 0;
      choice = agreed_choice(p->comm);
      if (choice == CHOICE_UNSET || choice == CHOICE_ANY
 	 || choice == algorithm)
 	  return 1;
-     /* a forced symmetric algorithm leaves uneven shapes to general */
-     return (general && choice >= 0 && !even(p)
+     /* a forced symmetric algorithm leaves the shapes it cannot take to
+	general */
+     return (general && choice >= 0
 	     && kind_of((AIP_Algorithm) choice, &kind)
-	     && kind != AIP_KIND_GENERAL);
+	     && kind != AIP_KIND_GENERAL
+	     && !symmetric_takes(p, (AIP_Algorithm) choice));
 }
 
 /* Whether FFTW's own in-place transposes must leave p to our solvers:

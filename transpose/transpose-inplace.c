@@ -40,9 +40,13 @@
  *          times.  For small transforms on many processes, where start-up
  *          costs dominate; FFTW_MEASURE times it against the others.
  *
- * Any other in-place transpose (uneven blocks, processes with no rows) has
- * an irregular exchange, which the instance of the library's general
- * algorithm does, with the algorithm of
+ * Where blocks are uneven but every pair still exchanges one size each
+ * way at one offset (XM(transpose_symmetric): square transposes, and the
+ * vector blocks of fftw-patches/0008), the schedules' instances (hsa, lsa,
+ * mpich) run the same schedules through the library's in-place
+ * AIP_Alltoallv.  Any other in-place transpose (uneven blocks, processes
+ * with no rows) has an irregular exchange, which the instance of the
+ * library's general algorithm does, with the algorithm of
  *
  *     T. Hofmann and G. Ruenger, "An In-place Algorithm for Irregular
  *     All-to-All Communication with Limited Memory", EuroMPI 2010:
@@ -72,14 +76,15 @@
  * chunk of the tuples in a buffer of 64k reals whatever the size.
  * Where only one side is locally transposed (TRANSPOSED_OUT or
  * TRANSPOSED_IN alone, as the bigvec layouts DISCONTIG and, with
- * fftw-patches/0004, contig-transposed ask), there is nothing to transpose:
+ * fftw-patches/0004 and 0008, contig-transposed and contig-symmetric
+ * ask), there is nothing to transpose:
  * the rows are cut into the blocks the exchange sends, or the blocks that
  * arrived laid back into rows (move_segments, "Blocks of rows" below).
  *
  * The exchange is planned with the transpose: the plan keeps a library plan
- * (AIP_Alltoall_init or AIP_Alltoallv_general_init), whose arguments were
- * agreed on and whose aux buffer and O(p) arrays were allocated once, at
- * planning time; each apply runs the exchange alone, with no collective
+ * (AIP_Alltoall_init, AIP_Alltoallv_init or AIP_Alltoallv_general_init),
+ * whose arguments were agreed on and whose aux buffer and O(p) arrays were
+ * allocated once, at planning time; each apply runs the exchange alone, with no collective
  * besides it, no allocation and no getenv.  The memory is held for the
  * plan's life ($AIP_AUX_BYTES, 1 MiB by default, plus O(p), shown by
  * `mpi-bench -v2`) and freed by fftw_destroy_plan.
@@ -113,7 +118,10 @@ typedef struct {
 typedef struct {
      INT rows, segments, width, last;
      int to_rows; /* 0: row-major -> segment-major, 1: back */
-     tuple_permutation cycles; /* of the segments cut to `last` reals */
+     /* of the segments cut to `last` reals, or (ragged) of the segments
+	as they are, in tuples of their sizes' gcd */
+     tuple_permutation cycles;
+     int ragged;
      R *spare; /* the reals put aside, held by the plan (0 if none) */
 } segment_move;
 
@@ -174,7 +182,8 @@ static void print_tuple_transpose(const tuple_permutation *t, printer *p)
 /* What FFTW counts for toms513: the same moves. */
 static void tuple_transpose_ops(const tuple_permutation *t, opcnt *ops)
 {
-     ops->other += 2 * t->n[0] * t->n[1] * (t->tuple + 30);
+     INT reals = XM(tuple_permutation_reals)(t);
+     ops->other += 2 * (reals + 30 * (reals / t->tuple));
 }
 
 /* ---- Blocks of rows, where one side is locally transposed -------------
@@ -188,16 +197,25 @@ static void tuple_transpose_ops(const tuple_permutation *t, opcnt *ops)
    bt x nx rows.  This is the move of FFTW's DISCONTIG bigvec layout (its
    b x P tuples), for any block sizes: FFTW's blocks are `width` but the
    last, so a row is q segments of which the last is e = width - last
-   reals short.  Put aside each full segment's last e reals (rows (q-1) e
-   reals in all, which applicability bounds by TUPLE_CHUNK, held by the
-   plan so that an apply allocates nothing more), and the
-   segments, all `last` long, are a rows x q matrix of tuples, transposed
-   by the cycles above; the e reals go back as the blocks spread to their
-   widths.  Both squeezes go front to back, each segment landing no later
-   than it starts, and both spreads back to front, each landing no earlier:
-   nothing is overwritten before it moves.  Three passes over the data
-   where e > 0, one where the blocks are equal; FFTW's in-place rank-0
-   transposes of the same data take several (rdft-transpose-cut/gcd). */
+   reals short.  Where both sizes are multiples of RAGGED_TUPLE reals or
+   more (the symmetric blocks of fftw-patches/0008, whole rows of the
+   vector), the segments move as they are: the cycles of the
+   row-major <-> segment-major permutation in tuples of their gcd
+   (tuple_segments_init), one pass.  Otherwise put aside each full
+   segment's last e reals (rows (q-1) e reals in all, which applicability
+   bounds by TUPLE_CHUNK, held by the plan so that an apply allocates
+   nothing more), and the segments, all `last` long, are a rows x q matrix
+   of tuples, transposed by the cycles above; the e reals go back as the
+   blocks spread to their widths.  Both squeezes go front to back, each
+   segment landing no later than it starts, and both spreads back to front,
+   each landing no earlier: nothing is overwritten before it moves.  Three
+   passes over the data where e > 0, one where the blocks are equal; FFTW's
+   in-place rank-0 transposes of the same data take several
+   (rdft-transpose-cut/gcd). */
+
+/* The smallest tuple of a ragged move: 512 bytes of doubles, so that each
+   of the cycles' copies is worth its call. */
+#define RAGGED_TUPLE 64
 
 /* Where segment j of row i starts, in each order. */
 static INT row_major(const segment_move *m, INT i, INT j)
@@ -217,6 +235,22 @@ static INT segment_spare(INT rows, INT segments, INT width, INT last)
      return rows * (segments - 1) * (width - last);
 }
 
+static INT gcd(INT a, INT b)
+{
+     while (b) {
+	  INT r = a % b;
+	  a = b;
+	  b = r;
+     }
+     return a;
+}
+
+/* Whether segments of width and last reals move as they are. */
+static int ragged(INT width, INT last)
+{
+     return width != last && gcd(width, last) >= RAGGED_TUPLE;
+}
+
 static void segment_move_init(segment_move *m, INT rows, INT segments,
 			      INT width, INT last, int to_rows)
 {
@@ -225,6 +259,14 @@ static void segment_move_init(segment_move *m, INT rows, INT segments,
      m->width = width;
      m->last = last;
      m->to_rows = to_rows;
+     m->ragged = ragged(width, last);
+     m->spare = 0;
+     if (m->ragged) {
+	  INT g = gcd(width, last);
+	  XM(tuple_segments_init)(&m->cycles, rows, segments, width / g,
+				  last / g, to_rows, g);
+	  return;
+     }
      if (to_rows)
 	  XM(tuple_transpose_init)(&m->cycles, segments, rows, last);
      else
@@ -249,6 +291,10 @@ static void move_segments(const segment_move *m, R *a)
      INT k, n = rows * q;
      R *spare = m->spare;
 
+     if (m->ragged) {
+	  XM(permute_tuples)(&m->cycles, a);
+	  return;
+     }
      if (e > 0) { /* squeeze every segment to r reals, in source order */
 	  for (k = 0; k < n; ++k) {
 	       INT i = m->to_rows ? k % rows : k / q, j = m->to_rows ? k / rows : k % q;
@@ -272,8 +318,11 @@ static void move_segments(const segment_move *m, R *a)
 
 static void print_segment_move(const segment_move *m, printer *p)
 {
-     p->print(p, "%((%s-%Dx%D-x%D/%D)%)", m->to_rows ? "blocks-to-rows" : "rows-to-blocks",
+     p->print(p, "%((%s-%Dx%D-x%D/%D", m->to_rows ? "blocks-to-rows" : "rows-to-blocks",
 	      m->rows, m->segments, m->width, m->last);
+     if (m->ragged)
+	  p->print(p, "-cycles-x%D", m->cycles.tuple);
+     p->print(p, ")%)");
 }
 
 /* The squeezes and spreads pass over the data once each, as does a
@@ -281,7 +330,7 @@ static void print_segment_move(const segment_move *m, printer *p)
 static void segment_move_ops(const segment_move *m, opcnt *ops)
 {
      tuple_transpose_ops(&m->cycles, ops);
-     if (m->width != m->last)
+     if (m->width != m->last && !m->ragged)
 	  ops->other += 4 * m->rows * m->segments * m->width;
 }
 
@@ -381,16 +430,6 @@ static void print(const plan *ego_, printer *p)
      p->print(p, ")");
 }
 
-static INT gcd(INT a, INT b)
-{
-     while (b) {
-	  INT r = a % b;
-	  a = b;
-	  b = r;
-     }
-     return a;
-}
-
 /* MPI counts are ints: the exchange counts in units of *unit reals, the
    smallest of 1, vn and `whole` that brings n, its largest size or offset
    on any process, within INT_MAX.  Every block has block or nx % block
@@ -421,17 +460,15 @@ static MPI_Datatype unit_type(INT unit)
    process pe, the b x dbt block at ny-row pe * tblock of the pre-transposed
    b x ny array; from it, db x bt at nx-row pe * block of the nx x bt
    result.  Empty blocks are put at offset 0, as their offsets may lie past
-   the array and INT_MAX.  The library's plan keeps them (in bytes). */
-static int plan_general_exchange(const problem_mpi_transpose *p, int my_pe,
-				 int n_pes, INT unit, MPI_Datatype type,
-				 MPI_Comm comm, AIP_Plan *exchange)
+   the array and INT_MAX.  sbs, sbo, rbs, rbo: n_pes ints each. */
+static void exchange_layout(const problem_mpi_transpose *p, int my_pe,
+			    int n_pes, INT unit, int *sbs, int *sbo, int *rbs,
+			    int *rbo)
 {
-     int *sbs = (int *) MALLOC(4 * n_pes * sizeof(int), PLANS);
-     int *sbo = sbs + n_pes, *rbs = sbo + n_pes, *rbo = rbs + n_pes;
      INT vn = p->vn;
      INT b = XM(block)(p->nx, p->block, my_pe);
      INT bt = XM(block)(p->ny, p->tblock, my_pe);
-     int pe, rc;
+     int pe;
 
      for (pe = 0; pe < n_pes; ++pe) {
 	  INT db = XM(block)(p->nx, p->block, pe);
@@ -441,20 +478,40 @@ static int plan_general_exchange(const problem_mpi_transpose *p, int my_pe,
 	  rbs[pe] = (int) (db * bt * vn / unit);
 	  rbo[pe] = rbs[pe] ? (int) (pe * p->block * bt * vn / unit) : 0;
      }
-     rc = AIP_Alltoallv_general_init(sbs, sbo, rbs, rbo, type, comm, 0,
-				     exchange);
+}
+
+/* The library's plan of an uneven exchange (the library keeps its layout,
+   in bytes): general, or, where every pair's blocks have one size each way
+   at one offset (XM(transpose_symmetric): sbs == rbs, sbo == rbo), the
+   instance's symmetric schedule through AIP_Alltoallv. */
+static int plan_uneven_exchange(const S *ego, const problem_mpi_transpose *p,
+				int my_pe, int n_pes, INT unit,
+				MPI_Datatype type, MPI_Comm comm,
+				const AIP_Options *options, AIP_Plan *exchange)
+{
+     int *sbs = (int *) MALLOC(4 * n_pes * sizeof(int), PLANS);
+     int *sbo = sbs + n_pes, *rbs = sbo + n_pes, *rbo = rbs + n_pes;
+     int rc;
+
+     exchange_layout(p, my_pe, n_pes, unit, sbs, sbo, rbs, rbo);
+     if (ego->general)
+	  rc = AIP_Alltoallv_general_init(sbs, sbo, rbs, rbo, type, comm, 0,
+					  exchange);
+     else
+	  rc = AIP_Alltoallv_init(sbs, sbo, type, comm, options, exchange);
      X(ifree)(sbs);
      return rc;
 }
 
 /* The library's plan of the exchange, on a duplicate of the problem's
    communicator that returns errors (collective; the same result on every
-   process): n units of unit reals with each process, or the general
+   process): n units of unit reals with each process, or the uneven
    layout.  Its aux budget is $AIP_AUX_BYTES.  *chosen: whether the
    instance's algorithm is the one the library's own decision runs for
-   this exchange (never for general, which alone takes its shapes). */
+   an exchange of n units (never for general, which alone takes the
+   shapes no symmetric schedule serves). */
 static int plan_exchange(const S *ego, const problem_mpi_transpose *p,
-			 int my_pe, int n_pes, INT n, INT unit,
+			 int my_pe, int n_pes, INT n, INT unit, int even,
 			 MPI_Comm *comm, AIP_Plan *exchange, int *chosen)
 {
      MPI_Datatype type = unit_type(unit);
@@ -465,12 +522,12 @@ static int plan_exchange(const S *ego, const problem_mpi_transpose *p,
      MPI_Comm_set_errhandler(*comm, MPI_ERRORS_RETURN);
      AIP_Options_init(&options);
      options.algorithm = ego->algorithm;
-     if (ego->general)
-	  rc = plan_general_exchange(p, my_pe, n_pes, unit, type, *comm,
-				     exchange);
-     else /* n is one block */
+     if (even)
 	  rc = AIP_Alltoall_init((int) (n / unit), type, *comm, &options,
 				 exchange);
+     else
+	  rc = plan_uneven_exchange(ego, p, my_pe, n_pes, unit, type, *comm,
+				    &options, exchange);
      *chosen = rc == MPI_SUCCESS && !ego->general
 	  && XM(transpose_inplace_library_choice)(p->comm, *comm, (int) (n / unit),
 						  type) == (int) ego->algorithm;
@@ -482,13 +539,15 @@ static int plan_exchange(const S *ego, const problem_mpi_transpose *p,
 }
 
 /* Whether rows of n items of vn reals, cut into FFTW's blocks of `block`,
-   move as segments (move_segments): more than one block, and at most
-   TUPLE_CHUNK reals put aside for up to max_rows rows, the most any
-   process has (so that every process makes the same choice). */
+   move as segments (move_segments): more than one block, moving as they
+   are or with at most TUPLE_CHUNK reals put aside for up to max_rows rows,
+   the most any process has (so that every process makes the same
+   choice). */
 static int segments_fit(INT max_rows, INT n, INT block, INT vn)
 {
      INT q = XM(num_blocks)(n, block), last = n - (q - 1) * block;
-     return q > 1 && segment_spare(max_rows, q, block * vn, last * vn) <= TUPLE_CHUNK;
+     return q > 1 && (ragged(block * vn, last * vn)
+		      || segment_spare(max_rows, q, block * vn, last * vn) <= TUPLE_CHUNK);
 }
 
 static void segment_move_of(segment_move *m, INT rows, INT n, INT block,
@@ -506,7 +565,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      plan *cld1 = 0, *cld2 = 0, *cld2rest = 0, *cld3 = 0;
      INT b, vn, n, unit, rest_Ioff, rest_Ooff;
      int my_pe, n_pes;
-     int general = ego->general;
+     int even;
      int pre_here, post_here, to_blocks, to_rows, chosen;
      MPI_Comm comm;
      AIP_Plan exchange;
@@ -524,11 +583,12 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      MPI_Comm_rank(p->comm, &my_pe);
      MPI_Comm_size(p->comm, &n_pes);
      b = XM(block)(p->nx, p->block, my_pe);
+     even = XM(transpose_even)(p) && !ego->general;
 
-     /* the largest size or offset: a block (symmetric), else a whole
-	local array, block x ny before the exchange or nx x tblock after */
-     n = general ? X(imax)(p->block * p->ny, p->nx * p->tblock) * vn
-	  : p->block * p->tblock * vn;
+     /* the largest size or offset: a block (even), else a whole local
+	array, block x ny before the exchange or nx x tblock after */
+     n = even ? p->block * p->tblock * vn
+	  : X(imax)(p->block * p->ny, p->nx * p->tblock) * vn;
      if (!exchange_unit(p, n, &unit))
 	  return (plan *) 0;
 
@@ -561,7 +621,8 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 						    &rest_Ioff, &rest_Ooff),
 			 p->comm)) goto nada;
 
-     if (!plan_exchange(ego, p, my_pe, n_pes, n, unit, &comm, &exchange, &chosen))
+     if (!plan_exchange(ego, p, my_pe, n_pes, n, unit, even, &comm, &exchange,
+			&chosen))
 	  goto nada; /* the library said why, the same on every process */
 
      pln = MKPLAN_MPI_TRANSPOSE(P, &padt, apply);

@@ -15,11 +15,52 @@
 #include "tuple-cycles.h"
 #include <string.h>
 
+/* Where segment j of row i starts, row-major and segment-major, and
+   which segment position u of a row is in. */
+static INT row_start(const tuple_permutation *t, INT i, INT j)
+{
+     INT q = t->segments.count, w = t->segments.width;
+     return i * ((q - 1) * w + t->segments.last) + j * w;
+}
+
+static INT segment_start(const tuple_permutation *t, INT i, INT j)
+{
+     INT q = t->segments.count, w = t->segments.width;
+     return j * t->segments.rows * w + i * (j < q - 1 ? w : t->segments.last);
+}
+
+static INT segment_of(const tuple_permutation *t, INT u)
+{
+     return X(imin)(u / t->segments.width, t->segments.count - 1);
+}
+
+/* The same for rows cut into segments: y's row, segment and place in it
+   in the target order, read back in the source order. */
+static INT segments_source(const tuple_permutation *t, INT y)
+{
+     INT q = t->segments.count, w = t->segments.width, rows = t->segments.rows;
+     INT i, j, k;
+     if (t->segments.to_rows) {
+	  INT row = (q - 1) * w + t->segments.last;
+	  i = y / row;
+	  j = segment_of(t, y % row);
+	  k = y % row - j * w;
+	  return segment_start(t, i, j) + k;
+     }
+     j = X(imin)(y / (rows * w), q - 1);
+     y -= j * rows * w;
+     i = y / (j < q - 1 ? w : t->segments.last);
+     k = y - i * (j < q - 1 ? w : t->segments.last);
+     return row_start(t, i, j) + k;
+}
+
 /* The source position of the tuple that lands at position y. */
 static INT source(const tuple_permutation *t, INT y)
 {
      INT index[3], x = 0;
      int a;
+     if (t->m == 0)
+	  return segments_source(t, y);
      for (a = t->m - 1; a >= 0; --a) {
 	  INT n = t->n[t->order[a]];
 	  index[t->order[a]] = y % n;
@@ -34,16 +75,49 @@ static INT items(const tuple_permutation *t)
 {
      INT n = 1;
      int a;
+     if (t->m == 0)
+	  return t->segments.rows
+	       * ((t->segments.count - 1) * t->segments.width + t->segments.last);
      for (a = 0; a < t->m; ++a)
 	  n *= t->n[a];
      return n;
 }
 
+/* Walks every cycle once, marking its tuples, and records each one's
+   first tuple in leaders if given; returns how many cycles. */
+static INT walk_cycles(const tuple_permutation *t, unsigned char *seen,
+		       INT *leaders)
+{
+     INT count = items(t), cycles = 0, x, y;
+     memset(seen, 0, (size_t) count / 8 + 1);
+     for (x = 0; x < count; ++x) {
+	  if (seen[x / 8] & (1 << (x % 8)))
+	       continue;
+	  for (y = source(t, x); y != x; y = source(t, y))
+	       seen[y / 8] |= (unsigned char) (1 << (y % 8));
+	  if (source(t, x) != x) {
+	       if (leaders)
+		    leaders[cycles] = x;
+	       ++cycles;
+	  }
+     }
+     return cycles;
+}
+
+/* Finds the cycles of t's permutation: a bit per tuple while planning,
+   then one INT per cycle (counted first, so as to hold no more). */
+static void find_cycles(tuple_permutation *t)
+{
+     unsigned char *seen = (unsigned char *) MALLOC((size_t) items(t) / 8 + 1, PLANS);
+     t->cycles = walk_cycles(t, seen, 0);
+     t->leaders = (INT *) MALLOC((size_t) (t->cycles + 1) * sizeof(INT), PLANS);
+     walk_cycles(t, seen, t->leaders);
+     X(ifree)(seen);
+}
+
 void XM(tuple_permutation_init)(tuple_permutation *t, int m, const INT n[],
 				const int order[], INT tuple)
 {
-     INT count, x, y;
-     unsigned char *seen;
      int a;
 
      A(m >= 1 && m <= 3);
@@ -53,20 +127,7 @@ void XM(tuple_permutation_init)(tuple_permutation *t, int m, const INT n[],
 	  t->order[a] = order[a];
      }
      t->tuple = tuple;
-     count = items(t);
-     seen = (unsigned char *) MALLOC((size_t) count / 8 + 1, PLANS);
-     t->leaders = (INT *) MALLOC((count / 2 + 1) * sizeof(INT), PLANS);
-     t->cycles = 0;
-     memset(seen, 0, (size_t) count / 8 + 1);
-     for (x = 0; x < count; ++x) {
-	  if (seen[x / 8] & (1 << (x % 8)))
-	       continue;
-	  for (y = source(t, x); y != x; y = source(t, y))
-	       seen[y / 8] |= (unsigned char) (1 << (y % 8));
-	  if (source(t, x) != x)
-	       t->leaders[t->cycles++] = x;
-     }
-     X(ifree)(seen);
+     find_cycles(t);
 }
 
 void XM(tuple_transpose_init)(tuple_permutation *t, INT rows, INT cols,
@@ -75,6 +136,20 @@ void XM(tuple_transpose_init)(tuple_permutation *t, INT rows, INT cols,
      const INT n[2] = { rows, cols };
      static const int order[2] = { 1, 0 };
      XM(tuple_permutation_init)(t, 2, n, order, tuple);
+}
+
+void XM(tuple_segments_init)(tuple_permutation *t, INT rows, INT count,
+			     INT width, INT last, int to_rows, INT tuple)
+{
+     A(count >= 1 && last <= width);
+     t->m = 0;
+     t->segments.rows = rows;
+     t->segments.count = count;
+     t->segments.width = width;
+     t->segments.last = last;
+     t->segments.to_rows = to_rows;
+     t->tuple = tuple;
+     find_cycles(t);
 }
 
 void XM(tuple_permutation_free)(tuple_permutation *t)

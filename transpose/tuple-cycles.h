@@ -12,12 +12,17 @@
 #define TUPLE_CHUNK 65536 /* reals: the buffer FFTW lets any transpose take */
 
 /* An n[0] x ... x n[m-1] array of tuples (m <= 3, row-major) laid out with
-   its dimensions in the order order[0], ..., order[m-1], and one item of
-   each cycle of that permutation (fixed points left out). */
+   its dimensions in the order order[0], ..., order[m-1]; or (m == 0) rows
+   cut into segments of two sizes, laid segment-major or back (below).  And
+   one item of each cycle of that permutation (fixed points left out). */
 typedef struct {
      int m;
      INT n[3];
      int order[3];
+     struct {
+	  INT rows, count, width, last; /* tuples: all `width` but the last */
+	  int to_rows; /* 0: row-major -> segment-major, 1: back */
+     } segments; /* m == 0 */
      INT tuple;          /* reals */
      INT *leaders, cycles;
 } tuple_permutation;
@@ -29,6 +34,11 @@ void XM(tuple_permutation_init)(tuple_permutation *t, int m, const INT n[],
 /* rows x cols tuples -> cols x rows. */
 void XM(tuple_transpose_init)(tuple_permutation *t, INT rows, INT cols,
 			      INT tuple);
+/* rows of `count` segments, each `width` tuples but the last, `last`
+   tuples, row-major -> segment-major (all rows' first segments, then all
+   rows' second ones, ...), or back where to_rows. */
+void XM(tuple_segments_init)(tuple_permutation *t, INT rows, INT count,
+			     INT width, INT last, int to_rows, INT tuple);
 void XM(tuple_permutation_free)(tuple_permutation *t);
 /* Applies it in place, TUPLE_CHUNK reals of the tuples at a time. */
 void XM(permute_tuples)(const tuple_permutation *t, R *a);

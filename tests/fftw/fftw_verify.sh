@@ -5,8 +5,12 @@
 # all be ours: when both transposed dimensions divide by the rank count, the
 # symmetric ones (mpi-transpose-inplace/NAME, NAME any algorithm of the
 # library's table but general: tests/unit/algorithms symmetric); otherwise, uneven
-# blocks or processes without rows, mpi-transpose-inplace/general.  None may
-# be FFTW's (pairwise, recurse, alltoall).
+# blocks or processes without rows, mpi-transpose-inplace/general or, where
+# the blocks are symmetric (transpose-inplace-choice.c, square transposes
+# and the vector blocks of fftw-patches/0008), one of the schedules (tests/unit/algorithms
+# schedule), and at least one of those somewhere in the list: the node-aware
+# and routed exchanges are AIP_Alltoall's alone.  None may be FFTW's
+# (pairwise, recurse, alltoall).
 #
 # The list: every kind of in-place MPI transform (r2c, c2r, c2c forward and
 # backward), ranks 2, 3 and 4, transposed output and input, and sizes that
@@ -59,8 +63,12 @@ plans=$(cat "$(dirname "$0")/plans.awk") # each problem's plan: check() below
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 symmetric=$("$TESTBIN/unit/algorithms" symmetric | paste -sd '|' -)
+schedules=$("$TESTBIN/unit/algorithms" schedule | paste -sd '|' -)
+uneven_symmetric=0 # uneven transforms planned with schedules, on 3 ranks or more
+most=1
 
 for np in $ranks; do
+    [ "$np" -gt "$most" ] && most=$np
     list=$problems
     [ "$np" -ge "$short_from" ] &&
         list=$(echo "$problems" | awk -v short="$short" '
@@ -72,26 +80,40 @@ for np in $ranks; do
     status=$?
 
     result=$(echo "$list" | awk -v out="$out" -v np="$np" -v status="$status" \
-                                -v symmetric="($symmetric)" "$plans"'
+                                -v symmetric="($symmetric)" -v schedules="($schedules)" "$plans"'
         NF { d0[n] = $2; d1[n] = $3 }
-        function check(k, plan,   even, sym, gen, theirs) {
+        # how many of the plan'"'"'s transposes match name
+        function count(plan, name,   copy) {
+            copy = plan
+            return gsub("mpi-transpose-inplace/" name "-", "", copy)
+        }
+        function check(k, plan,   even, ours, sym, gen, sched, theirs, bad) {
             even = (d0[k] % np == 0 && d1[k] % np == 0)
-            sym = (plan ~ ("mpi-transpose-inplace/" symmetric "-"))
-            gen = (plan ~ /mpi-transpose-inplace\/general-/)
+            ours = count(plan, "[a-z]+")
+            sym = count(plan, symmetric)
+            gen = count(plan, "general")
+            sched = count(plan, schedules)
             theirs = (plan ~ /mpi-transpose-(pairwise|recurse|alltoall)/)
-            if (np > 1 && (theirs || (even ? !sym || gen : !gen || sym)))
+            bad = even ? sym < ours : gen + sched < ours
+            if (np > 1 && (theirs || bad))
                 printf "FAIL np=%d %s: expected only mpi-transpose-inplace/%s\n%s\n",
-                       np, prob[k], even ? symmetric : "general", plan
+                       np, prob[k], even ? symmetric : "general or " schedules, plan
             else
                 printf "ok   np=%d %s%s\n", np, prob[k],
-                       gen ? "  (general)" : (sym ? "  (symmetric)" : "")
+                       even ? (sym ? "  (symmetric)" : "") \
+                            : (sched ? "  (uneven, symmetric)" : (gen ? "  (general)" : ""))
         }')
     echo "$result"
+    uneven_symmetric=$((uneven_symmetric + $(echo "$result" | grep -c 'uneven, symmetric')))
     if [ "$status" -ne 0 ] || echo "$result" | grep -q '^FAIL'; then
         failures=$((failures + 1))
         [ "$status" -ne 0 ] && { echo "mpi-bench on $np ranks exited $status:"; tail -n 20 "$out"; }
     fi
 done
 
+if [ "$most" -ge 3 ] && [ "$uneven_symmetric" -eq 0 ]; then
+    echo "FAIL no uneven transform planned with symmetric schedules"
+    failures=$((failures + 1))
+fi
 [ "$failures" -eq 0 ] || { echo "$failures rank counts failed"; exit 1; }
 echo "all verified"
