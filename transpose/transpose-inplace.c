@@ -670,6 +670,14 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 	transposes alone.  Timing planners (MEASURE, PATIENT) decide by
 	measurement. */
      pln->super.super.ops.other += 1 + (chosen ? 0 : ego->preference);
+     /* The general exchange's phases also move data in place (unsent data
+	pushed up to join the free space, data waiting in the aux buffer
+	moved in: general_exchange.c, step 4), about a pass over what a
+	process sends, which the schedules do not make: counted, so that
+	ESTIMATE takes a layout with symmetric exchanges where one applies
+	(fftw-patches/0008), as timing planners do. */
+     if (ego->general)
+	  pln->super.super.ops.other += b * p->ny * vn;
 
      return &(pln->super.super);
 
