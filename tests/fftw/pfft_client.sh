@@ -13,7 +13,8 @@
 # - bench/peers/pfft_fft3d, which checks a single-mode transform exactly and
 #   the round trip of random input (exit status 1 beyond 1e-9 relative): c2c
 #   and padded r2c, in place, on 2 ranks (slabs, equal blocks: hsa), 3 ranks
-#   (slabs, uneven: general), 4 ranks as a 2 x 2 grid (pencils) with equal
+#   (slabs, uneven: general; square and uneven: the schedules through
+#   AIP_Alltoallv), 4 ranks as a 2 x 2 grid (pencils) with equal
 #   and with uneven sizes, and with PFFT_TRANSPOSED_OUT/IN;
 # - PFFT's own tests/simple_check_c2c_inplace and
 #   simple_check_c2c_transposed_inplace (29 x 27 x 31 on a 2 x 2 grid: 4
@@ -86,6 +87,9 @@ driver() {
 driver 2 -s 32 -d slabs
 driver 2 -s 32 -d slabs -k r2c -t
 driver 3 -s 31x27x17 -d slabs
+driver 3 -s 32 -d slabs
+grep -q '^alltoall_inplace: AIP_Alltoallv_init on 3 ranks: \(hsa\|lsa\|mpich\)' "$out" ||
+    fail "pfft_fft3d -s 32 on 3 ranks: its square uneven transposes not planned symmetric"
 driver 3 -s 30x27x16 -d slabs -k r2c
 driver 4 -s 24 -g 2x2
 driver 4 -s 30x27x17 -g 2x2 -t
