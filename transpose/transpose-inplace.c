@@ -77,15 +77,15 @@
  * Where only one side is locally transposed (TRANSPOSED_OUT or
  * TRANSPOSED_IN alone, as the bigvec layouts DISCONTIG and, with
  * fftw-patches/0004 and 0008, contig-transposed and contig-symmetric
- * ask), there is nothing to transpose:
- * the rows are cut into the blocks the exchange sends, or the blocks that
- * arrived laid back into rows (move_segments, "Blocks of rows" below).
+ * ask), there is nothing to transpose: the rows are cut into the blocks
+ * the exchange sends, or the blocks that arrived laid back into rows
+ * (move_segments, "Blocks of rows" below).
  *
  * The exchange is planned with the transpose: the plan keeps a library plan
  * (AIP_Alltoall_init, AIP_Alltoallv_init or AIP_Alltoallv_general_init),
  * whose arguments were agreed on and whose aux buffer and O(p) arrays were
- * allocated once, at planning time; each apply runs the exchange alone, with no collective
- * besides it, no allocation and no getenv.  The memory is held for the
+ * allocated once, at planning time; each apply runs the exchange alone,
+ * with no collective besides it, no allocation and no getenv.  The memory is held for the
  * plan's life ($AIP_AUX_BYTES, 1 MiB by default, plus O(p), shown by
  * `mpi-bench -v2`) and freed by fftw_destroy_plan.
  *

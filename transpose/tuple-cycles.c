@@ -15,8 +15,13 @@
 #include "tuple-cycles.h"
 #include <string.h>
 
-/* Where segment j of row i starts, row-major and segment-major, and
-   which segment position u of a row is in. */
+/* Rows cut into segments: segment j's size, where segment j of row i
+   starts in each order, and which segment a row's tuple u is in. */
+static INT segment_size(const tuple_permutation *t, INT j)
+{
+     return j < t->segments.count - 1 ? t->segments.width : t->segments.last;
+}
+
 static INT row_start(const tuple_permutation *t, INT i, INT j)
 {
      INT q = t->segments.count, w = t->segments.width;
@@ -25,8 +30,7 @@ static INT row_start(const tuple_permutation *t, INT i, INT j)
 
 static INT segment_start(const tuple_permutation *t, INT i, INT j)
 {
-     INT q = t->segments.count, w = t->segments.width;
-     return j * t->segments.rows * w + i * (j < q - 1 ? w : t->segments.last);
+     return j * t->segments.rows * t->segments.width + i * segment_size(t, j);
 }
 
 static INT segment_of(const tuple_permutation *t, INT u)
@@ -34,23 +38,23 @@ static INT segment_of(const tuple_permutation *t, INT u)
      return X(imin)(u / t->segments.width, t->segments.count - 1);
 }
 
-/* The same for rows cut into segments: y's row, segment and place in it
-   in the target order, read back in the source order. */
+/* source() of rows cut into segments: y's row i, segment j and place k in
+   it, in the target order, give its place in the source order. */
 static INT segments_source(const tuple_permutation *t, INT y)
 {
      INT q = t->segments.count, w = t->segments.width, rows = t->segments.rows;
      INT i, j, k;
-     if (t->segments.to_rows) {
+     if (t->segments.to_rows) { /* y row-major, from segment-major */
 	  INT row = (q - 1) * w + t->segments.last;
 	  i = y / row;
 	  j = segment_of(t, y % row);
 	  k = y % row - j * w;
 	  return segment_start(t, i, j) + k;
      }
-     j = X(imin)(y / (rows * w), q - 1);
+     j = segment_of(t, y / rows); /* y segment-major, from row-major */
      y -= j * rows * w;
-     i = y / (j < q - 1 ? w : t->segments.last);
-     k = y - i * (j < q - 1 ? w : t->segments.last);
+     i = y / segment_size(t, j);
+     k = y % segment_size(t, j);
      return row_start(t, i, j) + k;
 }
 
