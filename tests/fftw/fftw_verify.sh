@@ -6,11 +6,11 @@
 # symmetric ones (mpi-transpose-inplace/NAME, NAME any algorithm of the
 # library's table but general: tests/unit/algorithms symmetric); otherwise, uneven
 # blocks or processes without rows, mpi-transpose-inplace/general or, where
-# the blocks are symmetric (transpose-inplace-choice.c, square transposes
-# and the vector blocks of fftw-patches/0008), one of the schedules (tests/unit/algorithms
-# schedule), and at least one of those somewhere in the list: the node-aware
-# and routed exchanges are AIP_Alltoall's alone.  None may be FFTW's
-# (pairwise, recurse, alltoall).
+# the blocks are symmetric (transpose-inplace-choice.c: square transposes,
+# the vector blocks of fftw-patches/0008), one of the schedules
+# (tests/unit/algorithms schedule), and at least one of those somewhere in
+# the list: the node-aware and routed exchanges are AIP_Alltoall's alone.
+# None may be FFTW's (pairwise, recurse, alltoall).
 #
 # The list: every kind of in-place MPI transform (r2c, c2r, c2c forward and
 # backward), ranks 2, 3 and 4, transposed output and input, and sizes that
