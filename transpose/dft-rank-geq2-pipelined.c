@@ -61,7 +61,7 @@ static INT row_complex(const problem_mpi_dft *p)
 
 /* Whether the pipeline of `chunks` takes p, and its J: the chunks for
    flags 0, the local rows of the second dimension for TRANSPOSED_OUT. */
-static int takes(const problem *p_, INT chunks, INT *J)
+static int rows_fit(const problem *p_, INT chunks, INT *J)
 {
      const problem_mpi_dft *p = (const problem_mpi_dft *) p_;
      const ddim *d = p->sz->dims;
@@ -91,11 +91,34 @@ static int takes(const problem *p_, INT chunks, INT *J)
      return XM(pipeline_fits)(n0, rows, row_complex(p), *J, chunks, n_pes);
 }
 
-static int applicable(const S *ego, const problem *p_, const planner *plnr,
-		      INT *J)
+/* The pipeline of chunks where it takes p, else the sliced one (flags 0,
+   the same blocks of n0 in and out), J its slices. */
+static int takes(const problem *p_, INT chunks, INT *J, int *sliced)
 {
      const problem_mpi_dft *p = (const problem_mpi_dft *) p_;
-     return (takes(p_, ego->chunks, J)
+     const ddim *d = p->sz->dims;
+     int n_pes;
+
+     *sliced = 0;
+     if (rows_fit(p_, chunks, J))
+	  return 1;
+     if (!(p->I == p->O && p->sz->rnk > 1 && p->flags == 0
+	   && XM(is_local_after)(1, p->sz, IB)
+	   && XM(is_local_after)(1, p->sz, OB)
+	   && d[0].b[IB] == d[0].b[OB])
+	 || XM(pipeline_rows_take)(rows_fit, p_))
+	  return 0;
+     MPI_Comm_size(p->comm, &n_pes);
+     *J = XM(pipeline_slices)(d[0].n, d[0].b[IB], row_complex(p), chunks, n_pes);
+     *sliced = 1;
+     return *J > 0;
+}
+
+static int applicable(const S *ego, const problem *p_, const planner *plnr,
+		      INT *J, int *sliced)
+{
+     const problem_mpi_dft *p = (const problem_mpi_dft *) p_;
+     return (takes(p_, ego->chunks, J, sliced)
 	     && XM(pipelined_allowed)(p->comm, plnr) /* collective */
 	     && (!NO_SLOWP(plnr) /* slow if dft-serial is applicable */
 		 || !XM(dft_serial_applicable)(p)));
@@ -134,12 +157,12 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      R *ri, *ii;
      tensor *sz;
      INT J, b, tests, last, C, L = 1;
-     int i, n_pes, rnk = p->sz->rnk;
+     int i, n_pes, rnk = p->sz->rnk, sliced;
      static const plan_adt padt = {
           XM(dft_solve), awake, print, destroy
      };
 
-     if (!applicable(ego, p_, plnr, &J))
+     if (!applicable(ego, p_, plnr, &J, &sliced))
           return (plan *) 0;
 
      MPI_Comm_size(p->comm, &n_pes);
@@ -150,7 +173,8 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      for (i = 1; i < rnk - 1; ++i)
 	  L *= p->sz->dims[i].n;
 
-     tests = XM(pipeline_stage1_tests)(b, ego->chunks, L * C, n_pes);
+     /* sliced: nothing travels beside stage 1 */
+     tests = sliced ? 1 : XM(pipeline_stage1_tests)(b, ego->chunks, L * C, n_pes);
      if (rnk == 2 || tests <= 1) {
 	  /* one row whole: the last rnk-1 dimensions, with vn */
 	  sz = X(mktensor)(rnk - 1);
@@ -178,8 +202,11 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 	       goto nada;
      }
 
-     if (!XM(pipeline_init)(&pl, plnr, p->I, p->sign, p->sz->dims[0].n, b,
-			    L * C, J, ego->chunks, p->flags == 0, 0, &rows, p->comm))
+     if (sliced ? !XM(pipeline_init_sliced)(&pl, plnr, p->I, p->sign,
+					    p->sz->dims[0].n, p->sz->dims[0].b[IB],
+					    L * C, J, 0, &rows, p->comm)
+	 : !XM(pipeline_init)(&pl, plnr, p->I, p->sign, p->sz->dims[0].n, b,
+			      L * C, J, ego->chunks, p->flags == 0, 0, &rows, p->comm))
 	  return (plan *) 0; /* on every process; rows destroyed */
 
      pln = MKPLAN_MPI_DFT(P, &padt, apply);

@@ -110,8 +110,16 @@ static void permutation_init(tuple_permutation *t, INT n0, INT n1, INT n2,
 static void print_permutation(const tuple_permutation *t, const char *name,
 			      INT beside, printer *p)
 {
-     p->print(p, "(%s-%Dx%Dx%D-%d%d%d-x%D", name, t->n[0], t->n[1], t->n[2],
-	      t->order[0], t->order[1], t->order[2], t->tuple);
+     if (t->m == 0) /* "(mid-86x3-86-84-x64)": rows x segments, their sizes */
+	  p->print(p, "(%s-%Dx%D-%D-%D-x%D", name, t->segments.rows,
+		   t->segments.count, t->segments.width, t->segments.last,
+		   t->tuple);
+     else if (t->m == 2)
+	  p->print(p, "(%s-%Dx%D-%d%d-x%D", name, t->n[0], t->n[1],
+		   t->order[0], t->order[1], t->tuple);
+     else
+	  p->print(p, "(%s-%Dx%Dx%D-%d%d%d-x%D", name, t->n[0], t->n[1], t->n[2],
+		   t->order[0], t->order[1], t->order[2], t->tuple);
      if (beside > 0)
 	  p->print(p, "-beside%D", beside);
      p->print(p, ")");
@@ -155,6 +163,38 @@ static int plan_exchange(pipeline *pl, MPI_Comm comm)
      rc = AIP_Alltoall_init((int) (pl->rows / pl->chunks * pl->J), unit,
 			    pl->comm, &options, &pl->exchange);
      MPI_Type_free(&unit);
+     if (rc != MPI_SUCCESS)
+	  MPI_Comm_free(&pl->comm);
+     return rc == MPI_SUCCESS;
+}
+
+/* The sliced pipeline's exchange of one slice: process s holds rows b_s
+   x n0 m complex numbers of it and sends r its b_s x b_r m (the columns
+   of r's rows), in units of m; what r sends s is as large, to the same
+   place (pipeline_init_sliced), so the schedules run it, and it is its
+   own inverse. */
+static int plan_exchange_sliced(pipeline *pl, INT block, MPI_Comm comm)
+{
+     MPI_Datatype unit;
+     AIP_Options options;
+     int *counts, *displs, r, rc;
+
+     MPI_Comm_dup(comm, &pl->comm);
+     MPI_Comm_set_errhandler(pl->comm, MPI_ERRORS_RETURN);
+     counts = (int *) MALLOC(2 * sizeof(int) * (size_t) pl->n_pes, OTHER);
+     displs = counts + pl->n_pes;
+     for (r = 0; r < pl->n_pes; ++r) {
+	  counts[r] = (int) (pl->rows * XM(block)(pl->n0, block, r));
+	  displs[r] = (int) (pl->rows * X(imin)(r * block, pl->n0));
+     }
+     MPI_Type_contiguous((int) (2 * pl->yc), FFTW_MPI_TYPE, &unit);
+     MPI_Type_commit(&unit);
+     AIP_Options_init(&options);
+     options.algorithm = XM(pipelined_algorithm)(comm);
+     rc = AIP_Alltoallv_init(counts, displs, unit, pl->comm, &options,
+			     &pl->exchange);
+     MPI_Type_free(&unit);
+     X(ifree)(counts);
      if (rc != MPI_SUCCESS)
 	  MPI_Comm_free(&pl->comm);
      return rc == MPI_SUCCESS;
@@ -306,16 +346,49 @@ pipeline_row_pass XM(pipeline_row_piece)(const pipeline_rows *r, INT piece,
      return ROW_COLUMNS;
 }
 
-int XM(pipeline_preempts)(int (*takes)(const problem *p, INT chunks, INT *J),
-			  const problem *p, MPI_Comm comm)
+int XM(pipeline_rows_take)(pipeline_rows_fit_fn fits, const problem *p)
 {
      static const INT chunks[] = PIPELINE_CHUNKS;
      INT J;
      int i;
      for (i = 0; i < (int) (sizeof chunks / sizeof *chunks); ++i)
-	  if (takes(p, chunks[i], &J))
+	  if (fits(p, chunks[i], &J))
+	       return 1;
+     return 0;
+}
+
+int XM(pipeline_preempts)(pipeline_takes_fn takes, const problem *p,
+			  MPI_Comm comm)
+{
+     static const INT chunks[] = PIPELINE_CHUNKS;
+     INT J;
+     int i, sliced;
+     for (i = 0; i < (int) (sizeof chunks / sizeof *chunks); ++i)
+	  if (takes(p, chunks[i], &J, &sliced))
 	       return XM(pipelined_forced)(comm); /* collective */
      return 0;
+}
+
+INT XM(pipeline_slices)(INT n0, INT block, INT row_complex, INT chunks,
+			int n_pes)
+{
+     static const INT counts[] = PIPELINE_CHUNKS;
+     INT M, slices, m;
+     int i;
+     if (n_pes < 2 || block <= 0 || block >= n0 || row_complex % n0)
+	  return 0; /* one process with rows: nothing to exchange */
+     M = row_complex / n0;
+     slices = XM(pipeline_pieces)(M, chunks);
+     for (i = 0; counts[i] != chunks; ++i)
+	  if (XM(pipeline_pieces)(M, counts[i]) == slices)
+	       return 0; /* an instance before planned these slices */
+     m = M / slices;
+     /* the exchange's counts block^2 and displacements n0 block, in units
+	of m complex numbers (2 m reals) */
+     if (slices < 2 || (double) block * (double) n0 > (double) INT_MAX
+	 || 2 * m > INT_MAX)
+	  return 0;
+     return slices;
 }
 
 int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
@@ -405,8 +478,80 @@ int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
      return 1;
 }
 
+/* Uneven rows: slice j of every row is columns j W .. (j+1) W - 1, W =
+   n0 m; within it process r's columns are r's rows times m.  `pre` lays
+   the rows [x][j][W] as slices [j][x][W] and `mid` each slice [x][r][w_r]
+   -> [r][x][w_r] (segments, w_r = b_r m): the block for r contiguous.
+   After the exchange a slice is [r][b_r][w_s] = the n0 x w_s columns of
+   stage 2; the exchange back returns it to [r][x][w_r], `post` lays it
+   [x][r][w_r] and `unslice` the slices back as rows. */
+int XM(pipeline_init_sliced)(pipeline *pl, planner *plnr, R *data, int sign,
+			     INT n0, INT block, INT row_complex, INT slices,
+			     int reversed, const pipeline_rows *stage1,
+			     MPI_Comm comm)
+{
+     R *ri, *ii;
+     INT b, W, width, last, segments, tests;
+     int rank, failed;
+     tensor *dims;
+
+     memset(pl, 0, sizeof *pl);
+     MPI_Comm_size(comm, &pl->n_pes);
+     MPI_Comm_rank(comm, &rank);
+     pl->sliced = 1;
+     pl->rows = b = XM(block)(n0, block, rank);
+     pl->chunks = pl->J = slices;
+     pl->n0 = n0;
+     pl->back = 1;
+     pl->reversed = reversed;
+     pl->sign = sign;
+     pl->yc = row_complex / (slices * n0);
+     pl->comm = MPI_COMM_NULL;
+     W = n0 * pl->yc;
+     width = b * pl->yc; /* the columns of stage 2 here */
+
+     /* stage 2 beside two exchanges, the slice before's back and the
+	next's forward */
+     X(extract_reim)(sign, data, &ri, &ii);
+     tests = 2 * exchange_tests((double) n0 * (double) width * 2.0 * sizeof(R),
+				pl->n_pes);
+     if (width > 0) {
+	  pl->cut2 = XM(pipeline_cut_columns)(width, tests);
+	  dims = X(mktensor_1d)(n0, 2 * width, 2 * width);
+	  pl->cld2 = plan_columns(plnr, dims, pl->cut2.width, ri, ii);
+	  if (pl->cut2.last != pl->cut2.width)
+	       pl->cld2_last = plan_columns(plnr, dims, pl->cut2.last, ri, ii);
+	  X(tensor_destroy)(dims);
+     }
+     failed = width > 0 && (!pl->cld2
+			    || (pl->cut2.last != pl->cut2.width && !pl->cld2_last));
+     if (XM(any_true)(failed, comm) || !plan_exchange_sliced(pl, block, comm)) {
+	  X(plan_destroy_internal)(pl->cld2_last);
+	  X(plan_destroy_internal)(pl->cld2);
+	  pl->cld2 = pl->cld2_last = 0;
+	  rows_destroy(stage1);
+	  return 0;
+     }
+     pl->stage1 = *stage1;
+
+     segments = XM(num_blocks)(n0, block);
+     last = n0 - (segments - 1) * block;
+     XM(tuple_transpose_init)(&pl->pre, b, slices, 2 * W);
+     XM(tuple_segments_init)(&pl->mid, b, segments, block, last, 0, 2 * pl->yc);
+     XM(tuple_segments_init)(&pl->post, b, segments, block, last, 1, 2 * pl->yc);
+     XM(tuple_transpose_init)(&pl->unslice, slices, b, 2 * W);
+     /* the slices but the first (last) beside the first (last) exchange */
+     pl->mid_beside = pl->mid.cycles;
+     pl->post_beside = pl->post.cycles;
+     tests = exchange_tests((double) b * (double) W * 2.0 * sizeof(R), pl->n_pes);
+     pl->mid_tests = X(imin)(pl->mid.cycles, (tests + slices - 2) / (slices - 1));
+     pl->post_tests = X(imin)(pl->post.cycles, (tests + slices - 2) / (slices - 1));
+     return 1;
+}
+
 void XM(pipeline_destroy)(pipeline *pl)
 {
+     XM(tuple_permutation_free)(&pl->unslice);
      XM(tuple_permutation_free)(&pl->pre);
      XM(tuple_permutation_free)(&pl->mid);
      XM(tuple_permutation_free)(&pl->post);
@@ -564,10 +709,94 @@ static void apply_reversed(const pipeline *pl, const plan *owner,
      }
 }
 
+/* The sliced pipeline's exchanges, started one after the other as each
+   test finds the one before done: slice j+1's forward, then slice j-1's
+   back, while stage 2 runs on slice j. */
+typedef struct {
+     R *slices[2];
+     int queued, started, in_flight;
+} exchange_queue;
+
+static void queue_advance(const pipeline *pl, exchange_queue *q)
+{
+     if (q->in_flight) {
+	  int done;
+	  check(pl, AIP_Plan_test(pl->exchange, &done));
+	  q->in_flight = !done;
+     }
+     if (!q->in_flight && q->started < q->queued) {
+	  check(pl, AIP_Plan_start(pl->exchange, q->slices[q->started++]));
+	  q->in_flight = 1;
+     }
+}
+
+static void queue_drain(const pipeline *pl, exchange_queue *q)
+{
+     while (q->in_flight || q->started < q->queued) {
+	  if (q->in_flight)
+	       check(pl, AIP_Plan_wait(pl->exchange));
+	  q->in_flight = 0;
+	  queue_advance(pl, q);
+     }
+}
+
+/* Uneven rows (pipeline_init_sliced): stage 1 of every row (reversed:
+   last), the slices laid out, then slice j's stage 2 while j+1 travels
+   forward and j-1 back; the exchange is its own inverse, so reversed
+   runs the same exchanges with stage 2 inverse between them. */
+static void apply_sliced(const pipeline *pl, const plan *owner,
+			 pipeline_row_fn stage1, R *data)
+{
+     const INT row = 2 * pl->J * pl->n0 * pl->yc; /* reals */
+     const INT slice = pl->rows * row / pl->J, piece2 = 2 * pl->cut2.width;
+     INT x, j, q;
+
+     if (!pl->reversed)
+	  for (x = 0; x < pl->rows; ++x)
+	       stage1(owner, data + x * row, 0);
+     XM(permute_tuples)(&pl->pre, data);
+     XM(permute_tuples)(&pl->mid, data);
+     check(pl, AIP_Plan_start(pl->exchange, data));
+     for (j = 1; j < pl->J; ++j)
+	  permute_beside(pl, &pl->mid, pl->mid_beside, pl->mid_tests,
+			 data + j * slice);
+     check(pl, AIP_Plan_wait(pl->exchange));
+
+     for (j = 0; j < pl->J; ++j) {
+	  R *at = data + j * slice;
+	  exchange_queue queue = { { 0, 0 }, 0, 0, 0 };
+	  if (j + 1 < pl->J)
+	       queue.slices[queue.queued++] = at + slice;
+	  if (j > 0)
+	       queue.slices[queue.queued++] = at - slice;
+	  queue_advance(pl, &queue);
+	  for (q = 0; q < pl->cut2.pieces; ++q) {
+	       stage2(pl, q, at + q * piece2);
+	       queue_advance(pl, &queue);
+	  }
+	  queue_drain(pl, &queue);
+     }
+
+     /* the last slice travels back while the others are laid as rows */
+     check(pl, AIP_Plan_start(pl->exchange, data + (pl->J - 1) * slice));
+     for (j = 0; j + 1 < pl->J; ++j)
+	  permute_beside(pl, &pl->post, pl->post_beside, pl->post_tests,
+			 data + j * slice);
+     check(pl, AIP_Plan_wait(pl->exchange));
+     XM(permute_tuples)(&pl->post, data + (pl->J - 1) * slice);
+     XM(permute_tuples)(&pl->unslice, data);
+     if (pl->reversed)
+	  for (x = 0; x < pl->rows; ++x)
+	       stage1(owner, data + x * row, 0);
+}
+
 void XM(pipeline_apply)(const pipeline *pl, const plan *owner,
 			pipeline_row_fn stage1, R *data)
 {
-     (pl->reversed ? apply_reversed : apply_forward)(pl, owner, stage1, data);
+     if (pl->sliced)
+	  apply_sliced(pl, owner, stage1, data);
+     else
+	  (pl->reversed ? apply_reversed : apply_forward)(pl, owner, stage1, data);
 }
 
 /* "(NAME/PIECES(plan))", or where the last piece is wider
@@ -600,11 +829,32 @@ static void print_stage2(const pipeline *pl, printer *p)
      print_cut("stage2", &pl->cut2, pl->cld2, pl->cld2_last, p);
 }
 
+/* "(stage1)(pre...)(mid...)(stage2)(post...)(unslice...)", stage 1 last
+   where reversed. */
+static void print_sliced(const pipeline *pl, printer *p)
+{
+     if (!pl->reversed)
+	  print_stage1(&pl->stage1, p);
+     print_permutation(&pl->pre, "pre", 0, p);
+     print_permutation(&pl->mid, "mid", 0, p);
+     if (pl->cld2)
+	  print_stage2(pl, p);
+     print_permutation(&pl->post, "post", 0, p);
+     print_permutation(&pl->unslice, "unslice", 0, p);
+     if (pl->reversed)
+	  print_stage1(&pl->stage1, p);
+}
+
 void XM(pipeline_print)(const pipeline *pl, printer *p)
 {
      AIP_Algorithm runs = AIP_Plan_algorithm(pl->exchange);
-     p->print(p, "/k%D%s-%s-aux%D", pl->chunks, pl->reversed ? "-reversed" : "",
+     p->print(p, "/k%D%s%s-%s-aux%D", pl->chunks, pl->sliced ? "-sliced" : "",
+	      pl->reversed ? "-reversed" : "",
 	      AIP_Algorithm_name(runs), (INT) AIP_Plan_bytes(pl->exchange));
+     if (pl->sliced) {
+	  print_sliced(pl, p);
+	  return;
+     }
      if (pl->reversed) {
 	  if (pl->back)
 	       print_permutation(&pl->post, "post", pl->post_beside, p);
@@ -642,6 +892,17 @@ void XM(pipeline_ops)(const pipeline *pl, int preference, opcnt *ops)
 {
      const pipeline_rows *r = &pl->stage1;
      X(ops_zero)(ops);
+     if (pl->sliced) { /* a row is J n0 yc complex numbers */
+	  ops->other += preference * 2 * pl->rows * 2 * pl->J * pl->n0 * pl->yc;
+	  X(ops_madd2)(pl->rows, &r->whole->ops, ops);
+	  if (pl->cld2)
+	       cut_ops(&pl->cut2, pl->J, pl->cld2, pl->cld2_last, ops);
+	  permutation_ops(&pl->pre, 1, ops);
+	  permutation_ops(&pl->mid, pl->J, ops);
+	  permutation_ops(&pl->post, pl->J, ops);
+	  permutation_ops(&pl->unslice, 1, ops);
+	  return;
+     }
      ops->other += preference * 2 * pl->rows * 2 * pl->n_pes * pl->J * pl->yc;
      if (r->whole)
 	  X(ops_madd2)(pl->rows, &r->whole->ops, ops);

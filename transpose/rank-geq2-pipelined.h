@@ -64,6 +64,9 @@ typedef enum { ROW_WHOLE, ROW_LINES, ROW_COLUMNS } pipeline_row_pass;
 typedef struct {
      INT rows, chunks, J, yc, n0;
      int n_pes;
+     int sliced;                 /* the rows uneven: exchanges by slices
+				    (rows = this process's, J = chunks =
+				    the slices, yc = m below) */
      int back;                   /* the exchange back to rows (flags 0) */
      int reversed;               /* c2r: the pipeline run backwards */
      int sign;                   /* of stage 2 */
@@ -71,6 +74,7 @@ typedef struct {
      tuple_permutation pre;      /* within one chunk of rows */
      tuple_permutation mid;      /* chunk-major -> slice-major */
      tuple_permutation post;     /* slice-major -> rows (back only) */
+     tuple_permutation unslice;  /* sliced: slices -> rows (pre's inverse) */
      /* Their first cycles, clear of the chunk or slice that travels
         alone at the pipeline's end (reversed: at its start), move while
         it travels, in groups with a test after each. */
@@ -94,6 +98,13 @@ pipeline_row_pass XM(pipeline_row_piece)(const pipeline_rows *r, INT piece,
 /* Whether the pipeline takes this shape (the same on every process). */
 int XM(pipeline_fits)(INT n0, INT rows, INT row_complex, INT J, INT chunks,
 		      int n_pes);
+/* Where the pipeline of chunks fits no chunk count of PIPELINE_CHUNKS
+   (rows uneven, or not divisible by any), the sliced pipeline's slices
+   for the instance of `chunks`: the divisor of row_complex / n0 nearest
+   `chunks`, if at least 2 and no instance before it in PIPELINE_CHUNKS
+   has the same; else 0.  n0 in FFTW blocks of `block` rows, flags 0. */
+INT XM(pipeline_slices)(INT n0, INT block, INT row_complex, INT chunks,
+			int n_pes);
 /* How many tests stage 1 of one row (row_complex complex numbers) should
    make: enough that a chunk's rows test as often as the chunk's exchange
    wants, about once per step and at least once per budget's worth of
@@ -128,6 +139,14 @@ int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
 		      INT n0, INT rows, INT row_complex, INT J, INT chunks,
 		      int back, int reversed, const pipeline_rows *stage1,
 		      MPI_Comm comm);
+/* The sliced pipeline (flags 0): stage 1 on every row whole, then the
+   exchanges of `slices` slices of the rows, each with stage 2 of another
+   slice beside it (rank-geq2-pipelined.c, "Uneven rows").  As
+   pipeline_init otherwise; stage1 must be whole. */
+int XM(pipeline_init_sliced)(pipeline *pl, planner *plnr, R *data, int sign,
+			     INT n0, INT block, INT row_complex, INT slices,
+			     int reversed, const pipeline_rows *stage1,
+			     MPI_Comm comm);
 void XM(pipeline_destroy)(pipeline *pl);
 void XM(pipeline_awake)(pipeline *pl, enum wakefulness wakefulness);
 void XM(pipeline_apply)(const pipeline *pl, const plan *owner,
@@ -142,11 +161,20 @@ void XM(pipeline_print)(const pipeline *pl, printer *p);
    overlap, then picks the chunk counts in that order, not by the few
    operations their pieces differ by. */
 void XM(pipeline_ops)(const pipeline *pl, int preference, opcnt *ops);
-/* Whether some chunk count's pipeline takes p (takes: the solver's test,
-   which also gives J), and FFTW_MPI_INPLACE_ALGORITHM forces the
-   pipeline on comm (collective on comm's first call). */
-int XM(pipeline_preempts)(int (*takes)(const problem *p, INT chunks, INT *J),
-			  const problem *p, MPI_Comm comm);
+/* A solver's tests of whether its pipeline of `chunks` takes p: the rows
+   pipeline's (J as pipeline_init's), and either's (*sliced: the sliced
+   one's, J its slices). */
+typedef int (*pipeline_rows_fit_fn)(const problem *p, INT chunks, INT *J);
+typedef int (*pipeline_takes_fn)(const problem *p, INT chunks, INT *J,
+				 int *sliced);
+/* Whether the rows pipeline of some chunk count of PIPELINE_CHUNKS takes
+   p: then the sliced one does not. */
+int XM(pipeline_rows_take)(pipeline_rows_fit_fn fits, const problem *p);
+/* Whether some chunk count's pipeline takes p, and
+   FFTW_MPI_INPLACE_ALGORITHM forces the pipeline on comm (collective on
+   comm's first call). */
+int XM(pipeline_preempts)(pipeline_takes_fn takes, const problem *p,
+			  MPI_Comm comm);
 
 /* The chunk counts of the solver instances, in the estimate's order
    (pipeline_ops): the most chunks first, since 1/k of each exchange runs

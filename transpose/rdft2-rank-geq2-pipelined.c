@@ -84,7 +84,7 @@ static INT row_complex(const problem_mpi_rdft2 *p)
 /* Whether the pipeline of `chunks` takes p, and its J: the chunks for
    flags 0, the local rows of the second dimension for transposed complex
    numbers (r2c's TRANSPOSED_OUT, c2r's TRANSPOSED_IN). */
-static int takes(const problem *p_, INT chunks, INT *J)
+static int rows_fit(const problem *p_, INT chunks, INT *J)
 {
      const problem_mpi_rdft2 *p = (const problem_mpi_rdft2 *) p_;
      const ddim *d = p->sz->dims;
@@ -119,11 +119,35 @@ static int takes(const problem *p_, INT chunks, INT *J)
      return XM(pipeline_fits)(n0, rows, row_complex(p), *J, chunks, n_pes);
 }
 
-static int applicable(const S *ego, const problem *p_, const planner *plnr,
-		      INT *J)
+/* The pipeline of chunks where it takes p, else the sliced one (flags 0,
+   the same blocks of n0 on both sides), J its slices. */
+static int takes(const problem *p_, INT chunks, INT *J, int *sliced)
 {
      const problem_mpi_rdft2 *p = (const problem_mpi_rdft2 *) p_;
-     return (takes(p_, ego->chunks, J)
+     const ddim *d = p->sz->dims;
+     int n_pes;
+
+     *sliced = 0;
+     if (rows_fit(p_, chunks, J))
+	  return 1;
+     if (!(p->I == p->O && p->sz->rnk > 1 && p->flags == 0
+	   && (p->kind == R2HC || p->kind == HC2R)
+	   && XM(is_local_after)(1, p->sz, IB)
+	   && XM(is_local_after)(1, p->sz, OB)
+	   && d[0].b[IB] == d[0].b[OB])
+	 || XM(pipeline_rows_take)(rows_fit, p_))
+	  return 0;
+     MPI_Comm_size(p->comm, &n_pes);
+     *J = XM(pipeline_slices)(d[0].n, d[0].b[IB], row_complex(p), chunks, n_pes);
+     *sliced = 1;
+     return *J > 0;
+}
+
+static int applicable(const S *ego, const problem *p_, const planner *plnr,
+		      INT *J, int *sliced)
+{
+     const problem_mpi_rdft2 *p = (const problem_mpi_rdft2 *) p_;
+     return (takes(p_, ego->chunks, J, sliced)
 	     && XM(pipelined_allowed)(p->comm, plnr) /* collective */
 	     && (!NO_SLOWP(plnr) /* slow if rdft2-serial is applicable */
 		 || !XM(rdft2_serial_applicable)(p)));
@@ -161,7 +185,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      pipeline_rows rows = { 0 };
      tensor *sz;
      INT J, b, tests, last, C, L = 1;
-     int i, n_pes, rnk = p->sz->rnk, r2c = p->kind == R2HC;
+     int i, n_pes, rnk = p->sz->rnk, r2c = p->kind == R2HC, sliced;
      /* the vector's input and output strides: 1 for reals, 2 for complex */
      INT ivs = r2c ? 1 : 2, ovs = r2c ? 2 : 1;
      R *I = p->I, *ri = r2c ? I : I + 1, *ii = r2c ? I + 1 : I;
@@ -169,7 +193,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
           XM(rdft2_solve), awake, print, destroy
      };
 
-     if (!applicable(ego, p_, plnr, &J))
+     if (!applicable(ego, p_, plnr, &J, &sliced))
           return (plan *) 0;
 
      MPI_Comm_size(p->comm, &n_pes);
@@ -179,7 +203,8 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      for (i = 1; i < rnk - 1; ++i)
 	  L *= p->sz->dims[i].n;
 
-     tests = XM(pipeline_stage1_tests)(b, ego->chunks, L * C, n_pes);
+     /* sliced: nothing travels beside stage 1 */
+     tests = sliced ? 1 : XM(pipeline_stage1_tests)(b, ego->chunks, L * C, n_pes);
      if (rnk == 2 || tests <= 1) {
 	  /* one row whole: the last rnk-1 dimensions, with vn, strided as
 	     rdft2-rank-geq2's: the complex ones, the last cut to n/2+1 */
@@ -209,9 +234,12 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 	       goto nada;
      }
 
-     if (!XM(pipeline_init)(&pl, plnr, I, r2c ? FFT_SIGN : -FFT_SIGN,
-			    p->sz->dims[0].n, b, L * C, J, ego->chunks,
-			    p->flags == 0, !r2c, &rows, p->comm))
+     if (sliced ? !XM(pipeline_init_sliced)(&pl, plnr, I, r2c ? FFT_SIGN : -FFT_SIGN,
+					    p->sz->dims[0].n, p->sz->dims[0].b[IB],
+					    L * C, J, !r2c, &rows, p->comm)
+	 : !XM(pipeline_init)(&pl, plnr, I, r2c ? FFT_SIGN : -FFT_SIGN,
+			      p->sz->dims[0].n, b, L * C, J, ego->chunks,
+			      p->flags == 0, !r2c, &rows, p->comm))
 	  return (plan *) 0; /* on every process; rows destroyed */
 
      pln = MKPLAN_MPI_RDFT2(P, &padt, apply);
