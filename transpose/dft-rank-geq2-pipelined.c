@@ -2,8 +2,10 @@
  * dft-rank-geq2-pipelined.c - in-place complex DFTs of rank >= 2,
  * distributed along the first dimension, whose global exchanges overlap
  * their local DFTs: dft-rank-geq2.c (flags 0) and
- * dft-rank-geq2-transposed.c (TRANSPOSED_OUT) as a pipeline of k chunks
- * (rank-geq2-pipelined.c says how and why it is correct in place).
+ * dft-rank-geq2-transposed.c (TRANSPOSED_OUT) as a pipeline of k chunks,
+ * or, for flags 0 where no k fits the rows (n0 uneven), of k slices of
+ * every row (rank-geq2-pipelined.c says how and why it is correct in
+ * place).
  *
  * Stage 1 is the DFT of the last rnk-1 dimensions of one row at a time,
  * where many processes want many tests in two passes cut into pieces

@@ -3,8 +3,9 @@
  * >= 2, distributed along the first dimension, whose global exchanges
  * overlap their local transforms: rdft2-rank-geq2.c (flags 0) and
  * rdft2-rank-geq2-transposed.c (r2c TRANSPOSED_OUT, c2r TRANSPOSED_IN) as
- * a pipeline of k chunks (rank-geq2-pipelined.c says how and why it is
- * correct in place).
+ * a pipeline of k chunks, or, for flags 0 where no k fits the rows (n0
+ * uneven), of k slices of every row (rank-geq2-pipelined.c says how and
+ * why it is correct in place).
  *
  * Stage 1 is the r2c transform of the last rnk-1 dimensions of one row
  * at a time (its padded reals become n1 x ... x (n/2+1) complex numbers

@@ -180,30 +180,6 @@ static void release_request(our_request *r)
     free(r);
 }
 
-/* A new persistent request of ours for plan, its handle made and put in *request. */
-static int keep(aip_plan *plan, const char *fn, MPI_Request *request)
-{
-    our_request *r = request ? calloc(1, sizeof *r) : NULL;
-    int err = MPI_ERR_NO_MEM;
-
-    if (r) {
-        r->plan = plan;
-        r->phase = IDLE;
-        r->persistent = 1;
-        r->declined.type = MPI_DATATYPE_NULL;
-        if ((err = enter(r)) == MPI_SUCCESS) {
-            *request = r->handle;
-            return MPI_SUCCESS;
-        }
-    }
-    /* Local, after the agreement, as MPI's own init finds them */
-    err = aip_private_raise(plan->private, plan->call.comm, request ? MPI_ERR_NO_MEM : MPI_ERR_ARG,
-                            fn, request ? "cannot keep the persistent request" : "request is NULL");
-    free(r);
-    AIP_Plan_free(&plan);
-    return err;
-}
-
 static void forget(our_request *r)
 {
     pthread_mutex_lock(&table_lock);
@@ -326,6 +302,30 @@ static int *results_for(int count, const char *fn)
 
 #ifdef PERSISTENT
 /* ---- The init calls ---------------------------------------------------------------- */
+
+/* A new persistent request of ours for plan, its handle made and put in *request. */
+static int keep(aip_plan *plan, const char *fn, MPI_Request *request)
+{
+    our_request *r = request ? calloc(1, sizeof *r) : NULL;
+    int err = MPI_ERR_NO_MEM;
+
+    if (r) {
+        r->plan = plan;
+        r->phase = IDLE;
+        r->persistent = 1;
+        r->declined.type = MPI_DATATYPE_NULL;
+        if ((err = enter(r)) == MPI_SUCCESS) {
+            *request = r->handle;
+            return MPI_SUCCESS;
+        }
+    }
+    /* Local, after the agreement, as MPI's own init finds them */
+    err = aip_private_raise(plan->private, plan->call.comm, request ? MPI_ERR_NO_MEM : MPI_ERR_ARG,
+                            fn, request ? "cannot keep the persistent request" : "request is NULL");
+    free(r);
+    AIP_Plan_free(&plan);
+    return err;
+}
 
 /* Ours ran for an in-place init (err, *plan): 0 if the caller must run MPI's own. */
 static int kept(int err, aip_plan *plan, const char *fn, MPI_Comm comm, MPI_Request *request,

@@ -7,7 +7,9 @@
 # output, divide by the ranks; the rows by a chunk count; a row by ranks x
 # chunks), the plan must be mpi-dft- or mpi-rdft2-rank-geq2-pipelined,
 # elsewhere it must not; both must verify.  c2r runs the pipeline
-# reversed (stage 1 last, its columns before its lines).  Then the chunk
+# reversed (stage 1 last, its columns before its lines).  Uneven rows on
+# 3 and 5 ranks (MPICH: 2) must take the sliced pipeline where n0 divides
+# a row into at least 2 slices.  Then the chunk
 # counts (the estimate takes the most that fit), MEASURE, forced and not
 # (on one node the pipeline must not compete), a budget small enough that
 # rows run in pieces, and a NAME-pipelined that names no symmetric
@@ -28,19 +30,38 @@ icb24x24x8       2,3,4   3D c2c backward
 ir24x24x24       2,3,4   3D r2c
 icf]24x24x8      2,3,4   3D c2c, transposed output
 ir]24x24x24      2,3,4   3D r2c, transposed output
-icf8x16x4x6      2,4     4D c2c
-ir8x16x4x6       2,4     4D r2c
+icf8x16x4x6      2,3s,4  4D c2c (8 rows on 3 ranks: sliced)
+ir8x16x4x6       2,3s,4  4D r2c
 icf120x60        2,3,4   2D c2c (30 rows on 4 ranks: 5 chunks)
 ir60x62          2       2D r2c: 60 x 32 complex
-ir30x42x50       3       30 rows: 15 on 2 ranks, 7.5 on 4
+ir30x42x50       3       30 rows: 15 on 2 ranks, 7.5 on 4 (a row, 42 x 26, no multiple of 30)
 icf16x12x10      2,4     1 row a chunk on 4 ranks: stage 1 in pieces
 ir]16x12x10      2,4     the same, r2c, transposed output
-icf17x19x23      -       odd: never
+icf17x19x23      -       odd, and a row no multiple of 17: never
 ibr24x24x24      2,3,4   3D c2r: the pipeline reversed
 ibr[24x24x24     2,3,4   3D c2r, transposed input
-ibr8x16x4x6      2,4     4D c2r
+ibr8x16x4x6      2,3s,4  4D c2r
 ibr16x12x10      2,4     c2r, 1 row a chunk on 4 ranks: columns, then lines
 ibr30x42x50      3       c2r, 30 rows
+'
+
+# Uneven rows (flags 0, no chunk count fits): the sliced pipeline, which
+# cuts each row's n0 M complex numbers into slices of n0 m and exchanges
+# them by in-place Alltoallv plans, must take them where n0 divides a row
+# and M has a divisor of at least 2 (the "s" ranks).
+uneven='
+icf25x20x10      2s,3s,5   c2c: 13 + 12, 9 + 9 + 7 rows, M = 8; 5 chunks on 5
+ir25x30x8        2s,3s,5   r2c: M = 6
+ibr25x30x8       2s,3s,5   c2r: the sliced pipeline reversed
+icf25x20x10x3    2s,3s,5   4D c2c: M = 24
+icf21x14x6       2s,3s,5s  7 rows a rank on 3: no k divides them
+icf6x12x4        2s,3,5s   c2c: 2 + 2 + 2 + 0 + 0 rows on 5, processes with none
+ibr6x12x4        2s,3,5s   c2r, the same
+icf24x24x8       2,3,5s    c2c: chunks on 2 and 3 ranks, sliced on 5
+ibr24x24x24      2,3,5s    c2r: M = 13 slices of one complex number
+icf25x50         2s,3s,5   2D c2c: M = 2
+ir]25x30x8       5         r2c, transposed output: never sliced
+icf25x12x7       -         a row, 84, no multiple of 25
 '
 
 failures=0
@@ -57,14 +78,19 @@ check_run() {
     status=$?
     result=$(echo "$list" | awk -v out="$out" -v np="$np" -v status="$status" "$plans"'
         NF { where[n] = $2 }
-        function check(k, plan,   want, got) {
+        function check(k, plan,   want, got, what) {
             got = (plan ~ /mpi-(dft|rdft2)-rank-geq2-pipelined\/k[0-9]+-/)
+            got += (plan ~ /rank-geq2-pipelined\/k[0-9]+-sliced-/)
             want = index("," where[k] ",", "," np ",") > 0
+            if (index("," where[k] ",", "," np "s,") > 0)
+                want = 2
+            what = want == 2 ? "a sliced" : want ? "a chunked" : "no"
             if (got != want)
                 printf "FAIL np=%d %s: expected %s pipelined plan\n%s\n",
-                       np, prob[k], want ? "a" : "no", plan
+                       np, prob[k], what, plan
             else
-                printf "ok   np=%d %s%s\n", np, prob[k], got ? "  (pipelined)" : ""
+                printf "ok   np=%d %s%s\n", np, prob[k],
+                       got == 2 ? "  (pipelined, sliced)" : got ? "  (pipelined)" : ""
         }')
     echo "$result"
     if [ "$status" -ne 0 ] || echo "$result" | grep -q '^FAIL'; then
@@ -82,6 +108,15 @@ for np in $ranks; do
     # shellcheck disable=SC2046 # a word list
     check_run "$np" "$problems" $MPIRUN "$np" "$MPIBENCH" -o inplace=hsa-pipelined \
         -o estimate -v2 $(verify_args "$problems")
+done
+
+uneven_ranks=${FFTW_PIPELINED_UNEVEN_RANKS:-3 5}
+[ "${MPI_FLAVOR:-}" = mpich ] && uneven_ranks=${FFTW_PIPELINED_UNEVEN_RANKS:-2}
+for np in $uneven_ranks; do
+    echo "== $np ranks, uneven rows, FFTW_MPI_INPLACE_ALGORITHM=hsa-pipelined"
+    # shellcheck disable=SC2046 # a word list
+    check_run "$np" "$uneven" $MPIRUN "$np" "$MPIBENCH" -o inplace=hsa-pipelined \
+        -o estimate -v2 $(verify_args "$uneven")
 done
 
 # The estimate takes the most chunks that fit (PIPELINE_CHUNKS): 8 where
