@@ -303,6 +303,28 @@ static plan *plan_columns(planner *plnr, const tensor *dims, INT columns,
 					   ri, ii, ri, ii));
 }
 
+/* Stage 2 beside an exchange: `width` columns of n0 numbers, rows
+   `stride` complex numbers apart, cut for `tests` tests; 0 where FFTW
+   planned none (pl->cld2 and cld2_last then as far as they got). */
+static int plan_stage2(pipeline *pl, planner *plnr, INT n0, INT width,
+		       INT stride, INT tests, R *ri, R *ii)
+{
+     tensor *dims = X(mktensor_1d)(n0, 2 * stride, 2 * stride);
+     pl->cut2 = XM(pipeline_cut_columns)(width, tests);
+     pl->cld2 = plan_columns(plnr, dims, pl->cut2.width, ri, ii);
+     if (pl->cut2.last != pl->cut2.width)
+	  pl->cld2_last = plan_columns(plnr, dims, pl->cut2.last, ri, ii);
+     X(tensor_destroy)(dims);
+     return pl->cld2 && (pl->cut2.last == pl->cut2.width || pl->cld2_last);
+}
+
+static void stage2_destroy(pipeline *pl)
+{
+     X(plan_destroy_internal)(pl->cld2_last);
+     X(plan_destroy_internal)(pl->cld2);
+     pl->cld2 = pl->cld2_last = 0;
+}
+
 int XM(pipeline_plan_columns)(pipeline_rows *r, planner *plnr,
 			      const dtensor *sz, INT C, R *ri, R *ii,
 			      MPI_Comm comm)
@@ -416,7 +438,7 @@ int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
 {
      R *ri, *ii;
      INT bc = rows / chunks, yc;
-     tensor *dims;
+     int planned;
 
      memset(pl, 0, sizeof *pl);
      MPI_Comm_size(comm, &pl->n_pes);
@@ -431,30 +453,23 @@ int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
      pl->comm = MPI_COMM_NULL;
 
      X(extract_reim)(sign, data, &ri, &ii);
-     dims = X(mktensor_1d)(n0, 2 * yc, 2 * yc);
-     if (back) {
-	  /* a slice's stage 2 tests as its exchange wants (exchange_tests) */
-	  pl->cut2 = XM(pipeline_cut_columns)(yc, X(imax)(exchange_tests(
-		    (double) n0 * (double) yc * 2.0 * sizeof(R), pl->n_pes), 2));
-	  pl->cld2 = plan_columns(plnr, dims, pl->cut2.width, ri, ii);
-	  if (pl->cut2.last != pl->cut2.width)
-	       pl->cld2_last = plan_columns(plnr, dims, pl->cut2.last, ri, ii);
-     } else { /* TRANSPOSED_OUT: all J slices at once */
+     if (back) /* a slice's stage 2 tests as its exchange wants (exchange_tests) */
+	  planned = plan_stage2(pl, plnr, n0, yc, yc, X(imax)(exchange_tests(
+		    (double) n0 * (double) yc * 2.0 * sizeof(R), pl->n_pes), 2),
+				ri, ii);
+     else { /* TRANSPOSED_OUT: all J slices at once */
+	  tensor *dims = X(mktensor_1d)(n0, 2 * yc, 2 * yc);
 	  pl->cut2.pieces = 1;
 	  pl->cut2.width = pl->cut2.last = J * yc;
 	  pl->cld2 = X(mkplan_d)(plnr,
-				 X(mkproblem_dft_d)(X(tensor_copy)(dims),
+				 X(mkproblem_dft_d)(dims,
 						    X(mktensor_2d)(J, 2 * n0 * yc, 2 * n0 * yc,
 								   yc, 2, 2),
 						    ri, ii, ri, ii));
+	  planned = pl->cld2 != 0;
      }
-     X(tensor_destroy)(dims);
-     if (XM(any_true)(!pl->cld2 || (pl->cut2.last != pl->cut2.width && !pl->cld2_last),
-		      comm)
-	 || !plan_exchange(pl, comm)) {
-	  X(plan_destroy_internal)(pl->cld2_last);
-	  X(plan_destroy_internal)(pl->cld2);
-	  pl->cld2 = pl->cld2_last = 0;
+     if (XM(any_true)(!planned, comm) || !plan_exchange(pl, comm)) {
+	  stage2_destroy(pl);
 	  rows_destroy(stage1);
 	  return 0;
      }
@@ -510,8 +525,7 @@ int XM(pipeline_init_sliced)(pipeline *pl, planner *plnr, R *data, int sign,
 {
      R *ri, *ii;
      INT b, W, width, last, segments, tests;
-     int rank, failed;
-     tensor *dims;
+     int rank, planned;
 
      memset(pl, 0, sizeof *pl);
      MPI_Comm_size(comm, &pl->n_pes);
@@ -533,20 +547,10 @@ int XM(pipeline_init_sliced)(pipeline *pl, planner *plnr, R *data, int sign,
      X(extract_reim)(sign, data, &ri, &ii);
      tests = 2 * exchange_tests((double) n0 * (double) width * 2.0 * sizeof(R),
 				pl->n_pes);
-     if (width > 0) {
-	  pl->cut2 = XM(pipeline_cut_columns)(width, tests);
-	  dims = X(mktensor_1d)(n0, 2 * width, 2 * width);
-	  pl->cld2 = plan_columns(plnr, dims, pl->cut2.width, ri, ii);
-	  if (pl->cut2.last != pl->cut2.width)
-	       pl->cld2_last = plan_columns(plnr, dims, pl->cut2.last, ri, ii);
-	  X(tensor_destroy)(dims);
-     }
-     failed = width > 0 && (!pl->cld2
-			    || (pl->cut2.last != pl->cut2.width && !pl->cld2_last));
-     if (XM(any_true)(failed, comm) || !plan_exchange_sliced(pl, block, comm)) {
-	  X(plan_destroy_internal)(pl->cld2_last);
-	  X(plan_destroy_internal)(pl->cld2);
-	  pl->cld2 = pl->cld2_last = 0;
+     planned = width == 0 /* no rows here */
+	  || plan_stage2(pl, plnr, n0, width, width, tests, ri, ii);
+     if (XM(any_true)(!planned, comm) || !plan_exchange_sliced(pl, block, comm)) {
+	  stage2_destroy(pl);
 	  rows_destroy(stage1);
 	  return 0;
      }
@@ -577,8 +581,7 @@ void XM(pipeline_destroy)(pipeline *pl)
 	  AIP_Plan_free(&pl->exchange); /* before comm, which carries it */
      if (pl->comm != MPI_COMM_NULL)
 	  MPI_Comm_free(&pl->comm);
-     X(plan_destroy_internal)(pl->cld2_last);
-     X(plan_destroy_internal)(pl->cld2);
+     stage2_destroy(pl);
      rows_destroy(&pl->stage1);
 }
 
