@@ -87,22 +87,22 @@
  * the rows by k; a row by processes x k.
  *
  * Uneven rows (flags 0 where no k fits: n0 not divisible by the
- * processes, say) cannot be cut in chunks of rows in place: a chunk
- * comes back from its exchange as large as it went only if every process
- * holds as many of its rows.  So the sliced pipeline (pipeline_init_sliced) cuts
- * each row's columns instead, where a row is n0 M complex numbers: slice
- * j is columns j W .. (j+1) W - 1, W = n0 m, m = M / k, and within it
- * process r's share is r's rows times m.  Process s sends r b_s x b_r m
- * and receives as much in the same place, so a slice's exchange is
+ * processes, say) cannot be cut in chunks of rows in place: a chunk comes
+ * back from its exchange as large as it went only if every process holds
+ * as many of its rows.  So the sliced pipeline (pipeline_init_sliced)
+ * cuts each row's columns instead, where a row is n0 M complex numbers:
+ * slice j is columns j W .. (j+1) W - 1, W = n0 m, m = M / k, and within
+ * it process r's share is r's rows times m.  Process s sends r b_s x b_r
+ * m and receives as much in the same place, so a slice's exchange is
  * symmetric whatever the blocks: an in-place Alltoallv plan whose
  * schedules are the symmetric algorithm's, and its own inverse.  After it
  * a slice holds the n0 x b_r m columns of stage 2.  Stage 1 runs on all
- * the rows first (reversed: last), with nothing beside it, since a
- * slice spans every row; then slice j's stage 2 runs while
- * slice j+1 travels forward and j-1 back, queued on the one plan.  The
- * same argument holds: each exchange touches only its slice, stage 2
- * only slice j.  Both exchanges hide behind stage 2 alone (a third of a
- * 3D transform's FFTs) where the chunks have both stages to hide behind.
+ * the rows first (reversed: last), with nothing beside it, since a slice
+ * spans every row; then slice j's stage 2 runs while slice j+1 travels
+ * forward and j-1 back, queued on the one plan.  The same argument holds:
+ * each exchange touches only its slice, stage 2 only slice j.  Both
+ * exchanges hide behind stage 2 alone (a third of a 3D transform's FFTs)
+ * where the chunks have both stages to hide behind.
  */
 
 #include "mpi-dft.h"
