@@ -93,26 +93,17 @@ static int rows_fit(const problem *p_, INT chunks, INT *J)
      return XM(pipeline_fits)(n0, rows, row_complex(p), *J, chunks, n_pes);
 }
 
-/* The pipeline of chunks where it takes p, else the sliced one (flags 0,
-   the same blocks of n0 in and out), J its slices. */
+/* The pipeline of chunks where it takes p, else the sliced one (flags
+   0), J its slices. */
 static int takes(const problem *p_, INT chunks, INT *J, int *sliced)
 {
      const problem_mpi_dft *p = (const problem_mpi_dft *) p_;
-     const ddim *d = p->sz->dims;
-     int n_pes;
-
-     *sliced = 0;
-     if (rows_fit(p_, chunks, J))
+     *sliced = !rows_fit(p_, chunks, J);
+     if (!*sliced)
 	  return 1;
-     if (!(p->I == p->O && p->sz->rnk > 1 && p->flags == 0
-	   && XM(is_local_after)(1, p->sz, IB)
-	   && XM(is_local_after)(1, p->sz, OB)
-	   && d[0].b[IB] == d[0].b[OB])
-	 || XM(pipeline_rows_take)(rows_fit, p_))
-	  return 0;
-     MPI_Comm_size(p->comm, &n_pes);
-     *J = XM(pipeline_slices)(d[0].n, d[0].b[IB], row_complex(p), chunks, n_pes);
-     *sliced = 1;
+     *J = p->I == p->O && p->flags == 0
+	  ? XM(pipeline_slices)(rows_fit, p_, p->sz, row_complex(p), chunks, p->comm)
+	  : 0;
      return *J > 0;
 }
 

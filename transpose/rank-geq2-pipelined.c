@@ -409,12 +409,19 @@ int XM(pipeline_preempts)(pipeline_takes_fn takes, const problem *p,
      return 0;
 }
 
-INT XM(pipeline_slices)(INT n0, INT block, INT row_complex, INT chunks,
-			int n_pes)
+INT XM(pipeline_slices)(pipeline_rows_fit_fn fits, const problem *p,
+			const dtensor *sz, INT row_complex, INT chunks,
+			MPI_Comm comm)
 {
      static const INT counts[] = PIPELINE_CHUNKS;
-     INT M, slices, m;
-     int i;
+     const ddim *d = sz->dims;
+     INT n0 = d[0].n, block = d[0].b[IB], M, slices, m;
+     int i, n_pes;
+     if (!(sz->rnk > 1 && XM(is_local_after)(1, sz, IB)
+	   && XM(is_local_after)(1, sz, OB) && d[0].b[OB] == block)
+	 || XM(pipeline_rows_take)(fits, p))
+	  return 0;
+     MPI_Comm_size(comm, &n_pes);
      if (n_pes < 2 || block <= 0 || block >= n0 || row_complex % n0)
 	  return 0; /* one process with rows: nothing to exchange */
      M = row_complex / n0;

@@ -98,13 +98,6 @@ pipeline_row_pass XM(pipeline_row_piece)(const pipeline_rows *r, INT piece,
 /* Whether the pipeline takes this shape (the same on every process). */
 int XM(pipeline_fits)(INT n0, INT rows, INT row_complex, INT J, INT chunks,
 		      int n_pes);
-/* Where the pipeline of chunks fits no chunk count of PIPELINE_CHUNKS
-   (rows uneven, or not divisible by any), the sliced pipeline's slices
-   for the instance of `chunks`: the divisor of row_complex / n0 nearest
-   `chunks`, if at least 2 and no instance before it in PIPELINE_CHUNKS
-   has the same; else 0.  n0 in FFTW blocks of `block` rows, flags 0. */
-INT XM(pipeline_slices)(INT n0, INT block, INT row_complex, INT chunks,
-			int n_pes);
 /* How many tests stage 1 of one row (row_complex complex numbers) should
    make: enough that a chunk's rows test as often as the chunk's exchange
    wants, about once per step and at least once per budget's worth of
@@ -170,6 +163,14 @@ typedef int (*pipeline_takes_fn)(const problem *p, INT chunks, INT *J,
 /* Whether the rows pipeline of some chunk count of PIPELINE_CHUNKS takes
    p: then the sliced one does not. */
 int XM(pipeline_rows_take)(pipeline_rows_fit_fn fits, const problem *p);
+/* The sliced pipeline's slices for p (in place, flags 0; sz its
+   dimensions, the same blocks of n0 in and out), for the instance of
+   `chunks`, where no rows pipeline takes p (fits): the divisor of
+   row_complex / n0 nearest `chunks`, if at least 2 and no instance before
+   it in PIPELINE_CHUNKS has the same; else 0. */
+INT XM(pipeline_slices)(pipeline_rows_fit_fn fits, const problem *p,
+			const dtensor *sz, INT row_complex, INT chunks,
+			MPI_Comm comm);
 /* Whether some chunk count's pipeline takes p, and
    FFTW_MPI_INPLACE_ALGORITHM forces the pipeline on comm (collective on
    comm's first call). */
