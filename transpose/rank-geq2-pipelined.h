@@ -163,9 +163,10 @@ typedef int (*pipeline_takes_fn)(const problem *p, INT chunks, INT *J,
 /* Whether the rows pipeline of some chunk count of PIPELINE_CHUNKS takes
    p: then the sliced one does not. */
 int XM(pipeline_rows_take)(pipeline_rows_fit_fn fits, const problem *p);
-/* The sliced pipeline's slices for p (in place, flags 0; sz its
-   dimensions, the same blocks of n0 in and out), for the instance of
-   `chunks`, where no rows pipeline takes p (fits): the divisor of
+/* The sliced pipeline's slices for p (in place and flags 0, which the
+   caller checks; sz its dimensions), for the instance of `chunks`, where
+   n0 has the same blocks in and out and no rows pipeline takes p
+   (fits): the divisor of
    row_complex / n0 nearest `chunks`, if at least 2 and no instance before
    it in PIPELINE_CHUNKS has the same; else 0. */
 INT XM(pipeline_slices)(pipeline_rows_fit_fn fits, const problem *p,
