@@ -102,7 +102,11 @@
  * forward and j-1 back, queued on the one plan.  The same argument holds:
  * each exchange touches only its slice, stage 2 only slice j.  Both
  * exchanges hide behind stage 2 alone (a third of a 3D transform's FFTs)
- * where the chunks have both stages to hide behind.
+ * where the chunks have both stages to hide behind.  Where M has no
+ * divisor near k (r2c 512^3 on 3 processes: M = 257, prime) the last
+ * slice is wider, m + M mod k, with its own exchange plan, stage 2 and
+ * permutations (pipeline->wider); the two plans, never in flight
+ * together, take half the budget each.
  */
 
 #include "mpi-dft.h"
@@ -190,15 +194,13 @@ static int plan_exchange(pipeline *pl, MPI_Comm comm)
    x n0 m complex numbers of it and sends r its b_s x b_r m (the columns
    of r's rows), in units of m; what r sends s is as large, to the same
    place (pipeline_init_sliced), so the schedules run it, and it is its
-   own inverse. */
-static int plan_exchange_sliced(pipeline *pl, INT block, MPI_Comm comm)
+   own inverse.  On pl->comm, which the caller made. */
+static int plan_exchange_sliced(pipeline *pl, INT block,
+				const AIP_Options *options)
 {
      MPI_Datatype unit;
-     AIP_Options options;
      int *counts, *displs, r, rc;
 
-     MPI_Comm_dup(comm, &pl->comm);
-     MPI_Comm_set_errhandler(pl->comm, MPI_ERRORS_RETURN);
      counts = (int *) MALLOC(2 * sizeof(int) * (size_t) pl->n_pes, OTHER);
      displs = counts + pl->n_pes;
      for (r = 0; r < pl->n_pes; ++r) {
@@ -207,14 +209,10 @@ static int plan_exchange_sliced(pipeline *pl, INT block, MPI_Comm comm)
      }
      MPI_Type_contiguous((int) (2 * pl->yc), FFTW_MPI_TYPE, &unit);
      MPI_Type_commit(&unit);
-     AIP_Options_init(&options);
-     options.algorithm = XM(pipelined_algorithm)(comm);
-     rc = AIP_Alltoallv_init(counts, displs, unit, pl->comm, &options,
+     rc = AIP_Alltoallv_init(counts, displs, unit, pl->comm, options,
 			     &pl->exchange);
      MPI_Type_free(&unit);
      X(ifree)(counts);
-     if (rc != MPI_SUCCESS)
-	  MPI_Comm_free(&pl->comm);
      return rc == MPI_SUCCESS;
 }
 
@@ -409,13 +407,25 @@ int XM(pipeline_preempts)(pipeline_takes_fn takes, const problem *p,
      return 0;
 }
 
+/* How many slices the instance of `chunks` cuts a row's M into: a
+   divisor of M near it (half to twice), else `chunks`, all M / chunks but
+   the last, which takes the rest, if that is less than twice the others:
+   r2c 512^3 on 3 processes has M = 257, prime. */
+static INT slice_count(INT M, INT chunks)
+{
+     INT d = XM(pipeline_pieces)(M, chunks);
+     if (d >= 2 && 2 * d >= chunks && d <= 2 * chunks)
+	  return d;
+     return M / chunks >= M % chunks ? chunks : 0;
+}
+
 INT XM(pipeline_slices)(pipeline_rows_fit_fn fits, const problem *p,
 			const dtensor *sz, INT row_complex, INT chunks,
 			MPI_Comm comm)
 {
      static const INT counts[] = PIPELINE_CHUNKS;
      const ddim *d = sz->dims;
-     INT n0 = d[0].n, block = d[0].b[IB], M, slices, m;
+     INT n0 = d[0].n, block = d[0].b[IB], M, slices, widest;
      int i, n_pes;
      if (!(sz->rnk > 1 && XM(is_local_after)(1, sz, IB)
 	   && XM(is_local_after)(1, sz, OB) && d[0].b[OB] == block)
@@ -425,15 +435,15 @@ INT XM(pipeline_slices)(pipeline_rows_fit_fn fits, const problem *p,
      if (n_pes < 2 || block <= 0 || block >= n0 || row_complex % n0)
 	  return 0; /* one process with rows: nothing to exchange */
      M = row_complex / n0;
-     slices = XM(pipeline_pieces)(M, chunks);
+     slices = slice_count(M, chunks);
      for (i = 0; counts[i] != chunks; ++i)
-	  if (XM(pipeline_pieces)(M, counts[i]) == slices)
+	  if (slice_count(M, counts[i]) == slices)
 	       return 0; /* an instance before planned these slices */
-     m = M / slices;
      /* the exchange's counts block^2 and displacements n0 block, in units
-	of m complex numbers (2 m reals) */
+	of m complex numbers (2 m reals), the last slice's the widest */
+     widest = slices > 0 ? M - (slices - 1) * (M / slices) : 0;
      if (slices < 2 || (double) block * (double) n0 > (double) INT_MAX
-	 || 2 * m > INT_MAX)
+	 || 2 * widest > INT_MAX)
 	  return 0;
      return slices;
 }
@@ -518,77 +528,145 @@ int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
      return 1;
 }
 
-/* Uneven rows: slice j of every row is columns j W .. (j+1) W - 1, W =
-   n0 m; within it process r's columns are r's rows times m.  `pre` lays
-   the rows [x][j][W] as slices [j][x][W] and `mid` each slice [x][r][w_r]
-   -> [r][x][w_r] (segments, w_r = b_r m): the block for r contiguous.
-   After the exchange a slice is [r][b_r][w_s] = the n0 x w_s columns of
-   stage 2; the exchange back returns it to [r][x][w_r], `post` lays it
-   [x][r][w_r] and `unslice` the slices back as rows. */
-int XM(pipeline_init_sliced)(pipeline *pl, planner *plnr, R *data, int sign,
-			     INT n0, INT block, INT row_complex, INT slices,
-			     int reversed, const pipeline_rows *stage1,
-			     MPI_Comm comm)
+/* The pieces of one width of slice, n0 m complex numbers of each of
+   pl->rows rows (m = pl->yc): stage 2 of its n0 x rows m columns beside
+   two exchanges, its exchange, and mid and post, whose cycles move
+   beside the first slice's exchange and the last's, in groups that test
+   it, between them, as often as it wants.  0 if anything failed on some
+   process, what it planned kept in pl. */
+static int plan_slice(pipeline *pl, planner *plnr, R *ri, R *ii, INT block,
+		      INT slices, const AIP_Options *options)
 {
-     R *ri, *ii;
-     INT b, W, width, last, segments, tests;
-     int rank, planned;
+     INT b = pl->rows, width = b * pl->yc, tests;
+     INT segments = XM(num_blocks)(pl->n0, block);
+     INT last = pl->n0 - (segments - 1) * block;
+     int planned;
 
-     memset(pl, 0, sizeof *pl);
-     MPI_Comm_size(comm, &pl->n_pes);
-     MPI_Comm_rank(comm, &rank);
-     pl->sliced = 1;
-     pl->rows = b = XM(block)(n0, block, rank);
-     pl->chunks = pl->J = slices;
-     pl->n0 = n0;
-     pl->back = 1;
-     pl->reversed = reversed;
-     pl->sign = sign;
-     pl->yc = row_complex / (slices * n0);
-     pl->comm = MPI_COMM_NULL;
-     W = n0 * pl->yc;
-     width = b * pl->yc; /* the columns of stage 2 here */
-
-     /* stage 2 beside two exchanges, the slice before's back and the
-	next's forward */
-     X(extract_reim)(sign, data, &ri, &ii);
-     tests = 2 * exchange_tests((double) n0 * (double) width * 2.0 * sizeof(R),
+     tests = 2 * exchange_tests((double) pl->n0 * (double) width * 2.0 * sizeof(R),
 				pl->n_pes);
      planned = width == 0 /* no rows here */
-	  || plan_stage2(pl, plnr, n0, width, width, tests, ri, ii);
-     if (XM(any_true)(!planned, comm) || !plan_exchange_sliced(pl, block, comm)) {
-	  stage2_destroy(pl);
-	  rows_destroy(stage1);
+	  || plan_stage2(pl, plnr, pl->n0, width, width, tests, ri, ii);
+     if (XM(any_true)(!planned, pl->comm) || !plan_exchange_sliced(pl, block, options))
 	  return 0;
-     }
-     pl->stage1 = *stage1;
-
-     segments = XM(num_blocks)(n0, block);
-     last = n0 - (segments - 1) * block;
-     XM(tuple_transpose_init)(&pl->pre, b, slices, 2 * W);
      XM(tuple_segments_init)(&pl->mid, b, segments, block, last, 0, 2 * pl->yc);
      XM(tuple_segments_init)(&pl->post, b, segments, block, last, 1, 2 * pl->yc);
-     XM(tuple_transpose_init)(&pl->unslice, slices, b, 2 * W);
-     /* the slices but the first (last) beside the first (last) exchange */
      pl->mid_beside = pl->mid.cycles;
      pl->post_beside = pl->post.cycles;
-     tests = exchange_tests((double) b * (double) W * 2.0 * sizeof(R), pl->n_pes);
+     tests = exchange_tests((double) b * (double) pl->n0 * (double) pl->yc
+			    * 2.0 * sizeof(R), pl->n_pes);
      pl->mid_tests = X(imin)(pl->mid.cycles, (tests + slices - 2) / (slices - 1));
      pl->post_tests = X(imin)(pl->post.cycles, (tests + slices - 2) / (slices - 1));
      return 1;
 }
 
-void XM(pipeline_destroy)(pipeline *pl)
+static void slice_destroy(pipeline *pl)
 {
-     XM(tuple_permutation_free)(&pl->unslice);
-     XM(tuple_permutation_free)(&pl->pre);
      XM(tuple_permutation_free)(&pl->mid);
      XM(tuple_permutation_free)(&pl->post);
      if (pl->exchange)
 	  AIP_Plan_free(&pl->exchange); /* before comm, which carries it */
+     stage2_destroy(pl);
+}
+
+static INT greatest_common_divisor(INT a, INT b)
+{
+     while (b) {
+	  INT r = a % b;
+	  a = b;
+	  b = r;
+     }
+     return a;
+}
+
+/* Half the aux budget, for each of two exchange plans that are never in
+   flight together. */
+static long long half_budget(void)
+{
+     AIP_Options options, resolved;
+     AIP_Options_init(&options);
+     if (AIP_Options_resolve(&options, &resolved) != MPI_SUCCESS)
+	  return AIP_AUX_BYTES_DEFAULT; /* the exchange's planning will say why */
+     return resolved.aux_bytes / 2;
+}
+
+/* Uneven rows: slice j of every row is columns j W .. (j+1) W - 1, W =
+   n0 m (the last slice n0 m_last wide, m_last = M - (slices - 1) m);
+   within it process r's columns are r's rows times m.  `pre` lays the
+   rows [x][j][W] as slices [j][x][W] and `mid` each slice [x][r][w_r] ->
+   [r][x][w_r] (segments, w_r = b_r m): the block for r contiguous.
+   After the exchange a slice is [r][b_r][w_s] = the n0 x w_s columns of
+   stage 2; the exchange back returns it to [r][x][w_r], `post` lays it
+   [x][r][w_r] and `unslice` the slices back as rows.  A wider last slice
+   has its own exchange, stage 2, mid and post (pl->wider), and the two
+   exchange plans half the budget each. */
+int XM(pipeline_init_sliced)(pipeline *pl, planner *plnr, R *data, int sign,
+			     INT n0, INT block, INT row_complex, INT slices,
+			     int reversed, const pipeline_rows *stage1,
+			     MPI_Comm comm)
+{
+     INT M = row_complex / n0, m = M / slices, m_last = M - (slices - 1) * m;
+     INT g = greatest_common_divisor(m, m_last);
+     AIP_Options options;
+     R *ri, *ii;
+     int rank;
+
+     memset(pl, 0, sizeof *pl);
+     MPI_Comm_size(comm, &pl->n_pes);
+     MPI_Comm_rank(comm, &rank);
+     pl->sliced = 1;
+     pl->rows = XM(block)(n0, block, rank);
+     pl->chunks = pl->J = slices;
+     pl->n0 = n0;
+     pl->back = 1;
+     pl->reversed = reversed;
+     pl->sign = sign;
+     pl->yc = m;
+     pl->stage1 = *stage1;
+     MPI_Comm_dup(comm, &pl->comm);
+     MPI_Comm_set_errhandler(pl->comm, MPI_ERRORS_RETURN);
+     AIP_Options_init(&options);
+     options.algorithm = XM(pipelined_algorithm)(comm);
+     X(extract_reim)(sign, data, &ri, &ii);
+
+     if (m_last != m) {
+	  pipeline *w = pl->wider = (pipeline *) MALLOC(sizeof *w, PLANS);
+	  memset(w, 0, sizeof *w);
+	  w->n_pes = pl->n_pes;
+	  w->rows = pl->rows;
+	  w->n0 = n0;
+	  w->sign = sign;
+	  w->yc = m_last;
+	  w->comm = pl->comm; /* pl's */
+	  options.aux_bytes = half_budget();
+     }
+     if (!plan_slice(pl, plnr, ri, ii, block, slices, &options)
+	 || (pl->wider && !plan_slice(pl->wider, plnr, ri, ii, block, slices,
+				      &options))) {
+	  XM(pipeline_destroy)(pl);
+	  return 0;
+     }
+
+     /* the slices' tuples: n0 g complex numbers (a whole slice where the
+	slices are equal) */
+     XM(tuple_segments_init)(&pl->pre, pl->rows, slices, m / g, m_last / g, 0,
+			     2 * n0 * g);
+     XM(tuple_segments_init)(&pl->unslice, pl->rows, slices, m / g, m_last / g,
+			     1, 2 * n0 * g);
+     return 1;
+}
+
+void XM(pipeline_destroy)(pipeline *pl)
+{
+     if (pl->wider) {
+	  slice_destroy(pl->wider);
+	  X(ifree)(pl->wider);
+	  pl->wider = 0;
+     }
+     XM(tuple_permutation_free)(&pl->unslice);
+     XM(tuple_permutation_free)(&pl->pre);
+     slice_destroy(pl);
      if (pl->comm != MPI_COMM_NULL)
 	  MPI_Comm_free(&pl->comm);
-     stage2_destroy(pl);
      rows_destroy(&pl->stage1);
 }
 
@@ -600,6 +678,8 @@ void XM(pipeline_awake)(pipeline *pl, enum wakefulness wakefulness)
      X(plan_awake)(pl->stage1.lines, wakefulness);
      X(plan_awake)(pl->stage1.columns, wakefulness);
      X(plan_awake)(pl->stage1.columns_last, wakefulness);
+     if (pl->wider)
+	  XM(pipeline_awake)(pl->wider, wakefulness);
 }
 
 /* Piece q of stage 2 in place on the complex numbers at a (where the
@@ -737,46 +817,65 @@ static void apply_reversed(const pipeline *pl, const plan *owner,
      }
 }
 
+/* Slice j's exchange, stage 2, mid and post: the wider last slice's own
+   where it has them. */
+static const pipeline *slice_pieces(const pipeline *pl, INT j)
+{
+     return j == pl->J - 1 && pl->wider ? pl->wider : pl;
+}
+
 /* The sliced pipeline's exchanges, started one after the other as each
    test finds the one before done: slice j+1's forward, then slice j-1's
-   back, while stage 2 runs on slice j. */
+   back, while stage 2 runs on slice j; each on its slice's plan. */
 typedef struct {
+     const pipeline *pieces[2];
      R *slices[2];
-     int queued, started, in_flight;
+     int queued, started;
+     const pipeline *in_flight;
 } exchange_queue;
 
-static void queue_advance(const pipeline *pl, exchange_queue *q)
+static void queue_push(exchange_queue *q, const pipeline *pieces, R *slice)
+{
+     q->pieces[q->queued] = pieces;
+     q->slices[q->queued++] = slice;
+}
+
+static void queue_advance(exchange_queue *q)
 {
      if (q->in_flight) {
 	  int done;
-	  check(pl, AIP_Plan_test(pl->exchange, &done));
-	  q->in_flight = !done;
+	  check(q->in_flight, AIP_Plan_test(q->in_flight->exchange, &done));
+	  if (done)
+	       q->in_flight = 0;
      }
      if (!q->in_flight && q->started < q->queued) {
-	  check(pl, AIP_Plan_start(pl->exchange, q->slices[q->started++]));
-	  q->in_flight = 1;
+	  q->in_flight = q->pieces[q->started];
+	  check(q->in_flight, AIP_Plan_start(q->in_flight->exchange,
+					     q->slices[q->started++]));
      }
 }
 
-static void queue_drain(const pipeline *pl, exchange_queue *q)
+static void queue_drain(exchange_queue *q)
 {
      while (q->in_flight || q->started < q->queued) {
 	  if (q->in_flight)
-	       check(pl, AIP_Plan_wait(pl->exchange));
+	       check(q->in_flight, AIP_Plan_wait(q->in_flight->exchange));
 	  q->in_flight = 0;
-	  queue_advance(pl, q);
+	  queue_advance(q);
      }
 }
 
 /* Uneven rows (pipeline_init_sliced): stage 1 of every row (reversed:
    last), the slices laid out, then slice j's stage 2 while j+1 travels
    forward and j-1 back; the exchange is its own inverse, so reversed
-   runs the same exchanges with stage 2 inverse between them. */
+   runs the same exchanges with stage 2 inverse between them.  Slices
+   start every `slice` reals, the last one as wide or wider. */
 static void apply_sliced(const pipeline *pl, const plan *owner,
 			 pipeline_row_fn stage1, R *data)
 {
-     const INT row = 2 * pl->J * pl->n0 * pl->yc; /* reals */
-     const INT slice = pl->rows * row / pl->J, piece2 = 2 * pl->cut2.width;
+     const pipeline *last = slice_pieces(pl, pl->J - 1);
+     const INT slice = 2 * pl->rows * pl->n0 * pl->yc;
+     const INT row = 2 * pl->n0 * ((pl->J - 1) * pl->yc + last->yc);
      INT x, j, q;
 
      if (!pl->reversed)
@@ -785,33 +884,36 @@ static void apply_sliced(const pipeline *pl, const plan *owner,
      XM(permute_tuples)(&pl->pre, data);
      XM(permute_tuples)(&pl->mid, data);
      check(pl, AIP_Plan_start(pl->exchange, data));
-     for (j = 1; j < pl->J; ++j)
-	  permute_beside(pl, &pl->mid, pl->mid_beside, pl->mid_tests,
+     for (j = 1; j < pl->J; ++j) {
+	  const pipeline *s = slice_pieces(pl, j);
+	  permute_beside(pl, &s->mid, s->mid_beside, s->mid_tests,
 			 data + j * slice);
+     }
      check(pl, AIP_Plan_wait(pl->exchange));
 
      for (j = 0; j < pl->J; ++j) {
+	  const pipeline *s = slice_pieces(pl, j);
 	  R *at = data + j * slice;
-	  exchange_queue queue = { { 0, 0 }, 0, 0, 0 };
+	  exchange_queue queue = { { 0, 0 }, { 0, 0 }, 0, 0, 0 };
 	  if (j + 1 < pl->J)
-	       queue.slices[queue.queued++] = at + slice;
+	       queue_push(&queue, slice_pieces(pl, j + 1), at + slice);
 	  if (j > 0)
-	       queue.slices[queue.queued++] = at - slice;
-	  queue_advance(pl, &queue);
-	  for (q = 0; q < pl->cut2.pieces; ++q) {
-	       stage2(pl, q, at + q * piece2);
-	       queue_advance(pl, &queue);
+	       queue_push(&queue, pl, at - slice);
+	  queue_advance(&queue);
+	  for (q = 0; q < s->cut2.pieces; ++q) {
+	       stage2(s, q, at + q * 2 * s->cut2.width);
+	       queue_advance(&queue);
 	  }
-	  queue_drain(pl, &queue);
+	  queue_drain(&queue);
      }
 
      /* the last slice travels back while the others are laid as rows */
-     check(pl, AIP_Plan_start(pl->exchange, data + (pl->J - 1) * slice));
+     check(pl, AIP_Plan_start(last->exchange, data + (pl->J - 1) * slice));
      for (j = 0; j + 1 < pl->J; ++j)
-	  permute_beside(pl, &pl->post, pl->post_beside, pl->post_tests,
+	  permute_beside(last, &pl->post, pl->post_beside, pl->post_tests,
 			 data + j * slice);
-     check(pl, AIP_Plan_wait(pl->exchange));
-     XM(permute_tuples)(&pl->post, data + (pl->J - 1) * slice);
+     check(pl, AIP_Plan_wait(last->exchange));
+     XM(permute_tuples)(&last->post, data + (pl->J - 1) * slice);
      XM(permute_tuples)(&pl->unslice, data);
      if (pl->reversed)
 	  for (x = 0; x < pl->rows; ++x)
@@ -858,16 +960,27 @@ static void print_stage2(const pipeline *pl, printer *p)
 }
 
 /* "(stage1)(pre...)(mid...)(stage2)(post...)(unslice...)", stage 1 last
-   where reversed. */
+   where reversed; a wider last slice's own parts after the others',
+   "(last-mM(mid...)(stage2)(post...))". */
+static void print_slice(const pipeline *pl, printer *p)
+{
+     print_permutation(&pl->mid, "mid", 0, p);
+     if (pl->cld2)
+	  print_stage2(pl, p);
+     print_permutation(&pl->post, "post", 0, p);
+}
+
 static void print_sliced(const pipeline *pl, printer *p)
 {
      if (!pl->reversed)
 	  print_stage1(&pl->stage1, p);
      print_permutation(&pl->pre, "pre", 0, p);
-     print_permutation(&pl->mid, "mid", 0, p);
-     if (pl->cld2)
-	  print_stage2(pl, p);
-     print_permutation(&pl->post, "post", 0, p);
+     print_slice(pl, p);
+     if (pl->wider) {
+	  p->print(p, "(last-m%D", pl->wider->yc);
+	  print_slice(pl->wider, p);
+	  p->print(p, ")");
+     }
      print_permutation(&pl->unslice, "unslice", 0, p);
      if (pl->reversed)
 	  print_stage1(&pl->stage1, p);
@@ -876,9 +989,11 @@ static void print_sliced(const pipeline *pl, printer *p)
 void XM(pipeline_print)(const pipeline *pl, printer *p)
 {
      AIP_Algorithm runs = AIP_Plan_algorithm(pl->exchange);
+     size_t bytes = AIP_Plan_bytes(pl->exchange)
+	  + (pl->wider ? AIP_Plan_bytes(pl->wider->exchange) : 0);
      p->print(p, "/k%D%s%s-%s-aux%D", pl->chunks, pl->sliced ? "-sliced" : "",
 	      pl->reversed ? "-reversed" : "",
-	      AIP_Algorithm_name(runs), (INT) AIP_Plan_bytes(pl->exchange));
+	      AIP_Algorithm_name(runs), (INT) bytes);
      if (pl->sliced) {
 	  print_sliced(pl, p);
 	  return;
@@ -916,18 +1031,28 @@ static void cut_ops(const pipeline_cut *cut, INT times, const plan *piece,
 	  X(ops_madd2)(times, &last->ops, ops);
 }
 
+/* Stage 2, mid and post of `times` slices of pl's width. */
+static void slice_ops(const pipeline *pl, INT times, opcnt *ops)
+{
+     if (pl->cld2)
+	  cut_ops(&pl->cut2, times, pl->cld2, pl->cld2_last, ops);
+     permutation_ops(&pl->mid, times, ops);
+     permutation_ops(&pl->post, times, ops);
+}
+
 void XM(pipeline_ops)(const pipeline *pl, int preference, opcnt *ops)
 {
      const pipeline_rows *r = &pl->stage1;
      X(ops_zero)(ops);
-     if (pl->sliced) { /* a row is J n0 yc complex numbers */
-	  ops->other += preference * 2 * pl->rows * 2 * pl->J * pl->n0 * pl->yc;
+     if (pl->sliced) {
+	  const pipeline *last = slice_pieces(pl, pl->J - 1);
+	  INT row = pl->n0 * ((pl->J - 1) * pl->yc + last->yc); /* complex */
+	  ops->other += preference * 2 * pl->rows * 2 * row;
 	  X(ops_madd2)(pl->rows, &r->whole->ops, ops);
-	  if (pl->cld2)
-	       cut_ops(&pl->cut2, pl->J, pl->cld2, pl->cld2_last, ops);
+	  slice_ops(pl, pl->wider ? pl->J - 1 : pl->J, ops);
+	  if (pl->wider)
+	       slice_ops(pl->wider, 1, ops);
 	  permutation_ops(&pl->pre, 1, ops);
-	  permutation_ops(&pl->mid, pl->J, ops);
-	  permutation_ops(&pl->post, pl->J, ops);
 	  permutation_ops(&pl->unslice, 1, ops);
 	  return;
      }

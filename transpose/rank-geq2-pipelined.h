@@ -61,7 +61,7 @@ typedef enum { ROW_WHOLE, ROW_LINES, ROW_COLUMNS } pipeline_row_pass;
 /* Every process holds rows x (n_pes x J x yc) complex numbers after the
    local transforms of stage 1 (before them, reversed); see
    rank-geq2-pipelined.c. */
-typedef struct {
+typedef struct pipeline_s {
      INT rows, chunks, J, yc, n0;
      int n_pes;
      int sliced;                 /* the rows uneven: exchanges by slices
@@ -84,6 +84,10 @@ typedef struct {
 				    last piece, where it is wider) */
      AIP_Plan exchange;          /* one block: rows / chunks x J x yc */
      MPI_Comm comm;
+     struct pipeline_s *wider;   /* sliced, where the slices do not divide
+				    M: the last slice, wider (yc its m),
+				    with its own exchange, stage 2, mid and
+				    post; else 0 */
 } pipeline;
 
 /* Applies a piece of stage 1 to one row (the solver's: it knows its
@@ -133,9 +137,10 @@ int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
 		      int back, int reversed, const pipeline_rows *stage1,
 		      MPI_Comm comm);
 /* The sliced pipeline (flags 0): stage 1 on every row whole, then the
-   exchanges of `slices` slices of the rows, each with stage 2 of another
-   slice beside it (rank-geq2-pipelined.c, "Uneven rows").  As
-   pipeline_init otherwise; stage1 must be whole. */
+   exchanges of `slices` slices of the rows (n0 m complex numbers of a
+   row each, m = M / slices, M = row_complex / n0, the last the rest),
+   each with stage 2 of another slice beside it (rank-geq2-pipelined.c,
+   "Uneven rows").  As pipeline_init otherwise; stage1 must be whole. */
 int XM(pipeline_init_sliced)(pipeline *pl, planner *plnr, R *data, int sign,
 			     INT n0, INT block, INT row_complex, INT slices,
 			     int reversed, const pipeline_rows *stage1,
@@ -166,9 +171,10 @@ int XM(pipeline_rows_take)(pipeline_rows_fit_fn fits, const problem *p);
 /* The sliced pipeline's slices for p (in place and flags 0, which the
    caller checks; sz its dimensions), for the instance of `chunks`, where
    n0 has the same blocks in and out and no rows pipeline takes p
-   (fits): the divisor of
-   row_complex / n0 nearest `chunks`, if at least 2 and no instance before
-   it in PIPELINE_CHUNKS has the same; else 0. */
+   (fits): for M = row_complex / n0, a divisor of M near `chunks`, else
+   `chunks` slices, the last wider (rank-geq2-pipelined.c, slice_count),
+   if at least 2 and no instance before it in PIPELINE_CHUNKS has as
+   many; else 0. */
 INT XM(pipeline_slices)(pipeline_rows_fit_fn fits, const problem *p,
 			const dtensor *sz, INT row_complex, INT chunks,
 			MPI_Comm comm);

@@ -145,7 +145,7 @@ void XM(tuple_transpose_init)(tuple_permutation *t, INT rows, INT cols,
 void XM(tuple_segments_init)(tuple_permutation *t, INT rows, INT count,
 			     INT width, INT last, int to_rows, INT tuple)
 {
-     A(count >= 1 && last <= width);
+     A(count >= 1 && width >= 1 && last >= 0);
      t->m = 0;
      t->segments.rows = rows;
      t->segments.count = count;

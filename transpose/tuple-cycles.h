@@ -35,7 +35,7 @@ void XM(tuple_permutation_init)(tuple_permutation *t, int m, const INT n[],
 void XM(tuple_transpose_init)(tuple_permutation *t, INT rows, INT cols,
 			      INT tuple);
 /* rows of `count` segments, each `width` tuples but the last, `last`
-   tuples, row-major -> segment-major (all rows' first segments, then all
+   tuples (fewer or more), row-major -> segment-major (all rows' first segments, then all
    rows' second ones, ...), or back where to_rows. */
 void XM(tuple_segments_init)(tuple_permutation *t, INT rows, INT count,
 			     INT width, INT last, int to_rows, INT tuple);

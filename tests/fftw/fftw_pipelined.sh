@@ -48,7 +48,8 @@ ibr30x42x50      3       c2r, 30 rows
 # Uneven rows (flags 0, no chunk count fits): the sliced pipeline, which
 # cuts each row's n0 M complex numbers into slices of n0 m and exchanges
 # them by in-place Alltoallv plans, must take them where n0 divides a row
-# and M has a divisor of at least 2 (the "s" ranks).
+# (the "s" ranks): k slices of M / k, the last wider where no divisor of M
+# is near k.
 uneven='
 icf25x20x10      2s,3s,5   c2c: 13 + 12, 9 + 9 + 7 rows, M = 8; 5 chunks on 5
 ir25x30x8        2s,3s,5   r2c: M = 6
@@ -59,6 +60,10 @@ icf6x12x4        2s,3,5s   c2c: 2 + 2 + 2 + 0 + 0 rows on 5, processes with none
 ibr6x12x4        2s,3,5s   c2r, the same
 icf24x24x8       2,3,5s    c2c: chunks on 2 and 3 ranks, sliced on 5
 ibr24x24x24      2,3,5s    c2r: M = 13 slices of one complex number
+ir25x25x72       2s,3s,5   r2c: M = 37, prime: 4 slices of 7, the last 9
+ibr25x25x72      2s,3s,5   c2r, the same, reversed
+icf25x25x37      2s,3s,5   c2c: M = 37
+ir6x6x36         2s,3,5s   M = 19: 3 slices of 4, the last 7; 2 + 2 + 2 + 0 + 0 rows on 5
 icf25x50         2s,3s,5   2D c2c: M = 2
 ir]25x30x8       5         r2c, transposed output: never sliced
 icf25x12x7       -         a row, 84, no multiple of 25
