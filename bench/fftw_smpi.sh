@@ -13,7 +13,8 @@
 # (bench/smpi/sim_charge.h): rank 0 runs each serial sub-plan of its plan
 # (the local FFTs and transposes) on its real 512 MiB and times it, and
 # every rank is charged that time scaled to the simulated core by memory
-# bandwidth; every memcpy/memmove of the exchange is charged at the core's
+# bandwidth (where N does not divide by the ranks, the first rank of each
+# kind of block times its own); every memcpy/memmove of the exchange is charged at the core's
 # copy bandwidth.  Rank 0's measurements are kept in $OUT/fftw_smpi.calibration
 # and reused: every variant and platform of one case is charged the same
 # local work, so that they differ by their exchanges, not by this machine's
@@ -77,7 +78,8 @@
 # --build only builds; --plot-only redraws the figure and prints docs/results.md's
 # table from fftw_smpi.dat; --validate runs the
 # charged model against SMPI's own measurement of the same transforms
-# (256^3 on 2 and 4 ranks, everything executed; see docs/results.md);
+# (256^3 on VALIDATE_RANKS [2 4] ranks, VALIDATE_VARIANTS [stock hsa],
+# everything executed; see docs/results.md);
 # --check-sampling runs the SAMPLE_CHECK cases ["64:1600 128:2048 256:2560"]
 # whole and sampled (fftw_smpi_sampling.{dat,txt}); --check-precision runs
 # the PRECISION_CHECK cases ["128:2048 256:2560"] at PRECISION and at 1e-9
@@ -319,13 +321,17 @@ plot() {
                            (f[6] + f[8]) / transposes[key]
             }
         }' "$dat" | sort -k1,1 -k2,2 -k3,3n > "$rel"
+    # a panel per platform simulated (gnuplot fails on an empty one)
+    platforms=$(cut -d' ' -f1 "$rel" | sort -u)
+    panels=$(echo $platforms | wc -w)
+    [ "$panels" -gt 0 ] || return 0
     {
-        echo "set terminal pngcairo size 1200,520 font ',10'"
+        echo "set terminal pngcairo size $((600 * panels)),520 font ',10'"
         echo "set output '$OUT/fftw_smpi.png'"
-        echo "set multiplot layout 1,2 title 'In-place 3D r2c FFT, 512 MiB per process (SMPI): time relative to stock FFTW in place'"
+        echo "set multiplot layout 1,$panels title 'In-place 3D r2c FFT, 512 MiB per process (SMPI): time relative to stock FFTW in place'"
         echo "set logscale x 2; set xtics (2, 16, 64, 128, 256, 1024); set grid; set key top left"
         echo "set xlabel 'processes'; set ylabel 'relative runtime'"
-        for platform in juropa juqueen; do
+        for platform in $platforms; do
             echo "set title '$platform'"
             plots=""
             for v in mpich hsa lsa sa dor; do
@@ -471,8 +477,8 @@ check-precision)
 validate)
     build_all
     header
-    for np in 2 4; do
-        for variant in stock hsa; do
+    for np in ${VALIDATE_RANKS:-2 4}; do
+        for variant in ${VALIDATE_VARIANTS:-stock hsa}; do
             COMPUTE=yes simulate juropa "$np" 256 "$variant" 1
             simulate juropa "$np" 256 "$variant" 1 --model-here
         done

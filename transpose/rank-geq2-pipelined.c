@@ -568,16 +568,6 @@ static void slice_destroy(pipeline *pl)
      stage2_destroy(pl);
 }
 
-static INT greatest_common_divisor(INT a, INT b)
-{
-     while (b) {
-	  INT r = a % b;
-	  a = b;
-	  b = r;
-     }
-     return a;
-}
-
 /* Half the aux budget, for each of two exchange plans that are never in
    flight together. */
 static long long half_budget(void)
@@ -605,7 +595,7 @@ int XM(pipeline_init_sliced)(pipeline *pl, planner *plnr, R *data, int sign,
 			     MPI_Comm comm)
 {
      INT M = row_complex / n0, m = M / slices, m_last = M - (slices - 1) * m;
-     INT g = greatest_common_divisor(m, m_last);
+     INT g = XM(tuple_gcd)(m, m_last);
      AIP_Options options;
      R *ri, *ii;
      int rank;

@@ -235,20 +235,10 @@ static INT segment_spare(INT rows, INT segments, INT width, INT last)
      return rows * (segments - 1) * (width - last);
 }
 
-static INT gcd(INT a, INT b)
-{
-     while (b) {
-	  INT r = a % b;
-	  a = b;
-	  b = r;
-     }
-     return a;
-}
-
 /* Whether segments of width and last reals move as they are. */
 static int ragged(INT width, INT last)
 {
-     return width != last && gcd(width, last) >= RAGGED_TUPLE;
+     return width != last && XM(tuple_gcd)(width, last) >= RAGGED_TUPLE;
 }
 
 static void segment_move_init(segment_move *m, INT rows, INT segments,
@@ -262,7 +252,7 @@ static void segment_move_init(segment_move *m, INT rows, INT segments,
      m->ragged = ragged(width, last);
      m->spare = 0;
      if (m->ragged) {
-	  INT g = gcd(width, last);
+	  INT g = XM(tuple_gcd)(width, last);
 	  XM(tuple_segments_init)(&m->cycles, rows, segments, width / g,
 				  last / g, to_rows, g);
 	  return;
@@ -440,7 +430,8 @@ static void print(const plan *ego_, printer *p)
 static int exchange_unit(const problem_mpi_transpose *p, INT n, INT *unit)
 {
      INT vn = p->vn;
-     INT whole = vn * gcd(p->nx, p->block) * gcd(p->ny, p->tblock);
+     INT whole = vn * XM(tuple_gcd)(p->nx, p->block)
+	  * XM(tuple_gcd)(p->ny, p->tblock);
      *unit = 1;
      if (n > INT_MAX) *unit = vn;
      if (n / *unit > INT_MAX) *unit = whole;

@@ -218,3 +218,13 @@ INT XM(tuple_permutation_reals)(const tuple_permutation *t)
 {
      return items(t) * t->tuple;
 }
+
+INT XM(tuple_gcd)(INT a, INT b)
+{
+     while (b) {
+	  INT r = a % b;
+	  a = b;
+	  b = r;
+     }
+     return a;
+}

@@ -8,11 +8,11 @@
  *   smpirun ... fftw_sim -s N0xN1xN2 [--oop] [--model | --model-here] [--fold]
  *                        [--calibration FILE] [--sample K] [--label NAME] [--print-plan]
  *
- *   -s            the transform (N0 and N1 must divide by the ranks for --model)
+ *   -s            the transform (N0 and N1 need not divide by the ranks)
  *   --oop         out of place, destroying the input (mpi-bench's dor);
  *                 default in place (ir)
- *   --model       charge the local work: rank 0's measured time of each
- *                 sub-plan, scaled to the simulated core by the ratio of this
+ *   --model       charge the local work: the measured time of each
+ *                 sub-plan (rank 0's, or its kind's first rank's), scaled to the simulated core by the ratio of this
  *                 machine's copy bandwidth to the core's (the host property
  *                 core_copy_bandwidth of platforms.cpp: the large local FFTs
  *                 and transposes are bound by memory bandwidth), and copies

@@ -606,48 +606,111 @@ double charge_file_scale(const char *cache, X(plan) const *references, int count
     return file_scale;
 }
 
-double charge_calibrate(MPI_Comm comm, double slowdown, const char *cache)
+/* The signatures of this rank's sub-plans (not the exchanges), in order. */
+static int signatures_of_mine(double **signatures)
 {
-    int rank, count = 0, count0, mismatch = 0;
-    double total = 0;
-    MPI_Comm_rank(comm, &rank);
+    int count = 0;
     for (proxy *e = first; e; e = e->next)
         count += e->category != CHARGE_EXCHANGE;
-    count0 = count;
-    MPI_Bcast(&count0, 1, MPI_INT, 0, comm);
-    mismatch = count0 != count;
-    double *seconds = calloc((size_t)count0 + 1, sizeof *seconds);
-    double *signatures = calloc((size_t)count0 + 1, sizeof *signatures);
-    if (!seconds || !signatures)
-        MPI_Abort(comm, 1);
+    *signatures = calloc((size_t)count + 1, sizeof **signatures);
+    if (!*signatures)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    count = 0;
+    for (proxy *e = first; e; e = e->next)
+        if (e->category != CHARGE_EXCHANGE)
+            (*signatures)[count++] = signature(e);
+    return count;
+}
+
+/* Rank 0: for every rank, the first rank whose sub-plans are the same
+ * (signature by signature), which measures them for all that share them.
+ * Where N0 divides by the ranks all are rank 0's; where it does not, the
+ * ranks hold FFTW's blocks of rows, the last ones fewer or none, and a few
+ * lists stand for all. */
+static void find_measurers(MPI_Comm comm, const double *mine, int count, int *measurer)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int *counts = rank == 0 ? calloc((size_t)size, sizeof *counts) : 0;
+    int *displs = rank == 0 ? calloc((size_t)size + 1, sizeof *displs) : 0;
+    MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+    double *all = 0;
     if (rank == 0) {
-        int i = 0;
-        for (proxy *e = first; e; e = e->next) {
-            if (e->category == CHARGE_EXCHANGE)
-                continue;
-            seconds[i] = measure(e, cache);
-            signatures[i++] = signature(e);
-        }
+        for (int r = 0; r < size; r++)
+            displs[r + 1] = displs[r] + counts[r];
+        if (!(all = calloc((size_t)displs[size] + 1, sizeof *all)))
+            MPI_Abort(comm, 1);
     }
-    MPI_Bcast(seconds, count0, MPI_DOUBLE, 0, comm);
-    MPI_Bcast(signatures, count0, MPI_DOUBLE, 0, comm);
+    MPI_Gatherv(mine, count, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, comm);
+    if (rank == 0) {
+        int distinct = 0, *firsts = calloc((size_t)size, sizeof *firsts);
+        for (int r = 0; r < size; r++) {
+            int k = 0;
+            while (k < distinct &&
+                   !(counts[firsts[k]] == counts[r] &&
+                     !memcmp(all + displs[firsts[k]], all + displs[r],
+                             (size_t)counts[r] * sizeof *all)))
+                k++;
+            if (k == distinct)
+                firsts[distinct++] = r;
+            measurer[r] = firsts[k];
+        }
+        if (distinct > 1)
+            fprintf(stderr, "sim_charge: %d kinds of ranks by their sub-plans, each timed by "
+                            "its first rank\n", distinct);
+        free(firsts);
+    }
+    MPI_Bcast(measurer, size, MPI_INT, 0, comm);
+    free(all);
+    free(displs);
+    free(counts);
+}
+
+double charge_calibrate(MPI_Comm comm, double slowdown, const char *cache)
+{
+    int rank, size;
+    double *mine, total = 0;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int count = signatures_of_mine(&mine);
+    int *measurer = calloc((size_t)size, sizeof *measurer);
+    double *seconds = calloc((size_t)count + 1, sizeof *seconds);
+    if (!measurer || !seconds)
+        MPI_Abort(comm, 1);
+    find_measurers(comm, mine, count, measurer);
+    /* the others measure on rank 0's scale (charge_file_scale), on their
+       own arrays: real pages, folded or not */
+    MPI_Bcast(&file_scale, 1, MPI_DOUBLE, 0, comm);
+    for (int r = 0; r < size; r++) {
+        if (measurer[r] != r)
+            continue;
+        int n = count;
+        MPI_Bcast(&n, 1, MPI_INT, r, comm);
+        double *times = calloc((size_t)n + 1, sizeof *times);
+        if (!times)
+            MPI_Abort(comm, 1);
+        if (rank == r) {
+            int i = 0;
+            for (proxy *e = first; e; e = e->next)
+                if (e->category != CHARGE_EXCHANGE)
+                    times[i++] = measure(e, cache);
+        }
+        MPI_Bcast(times, n, MPI_DOUBLE, r, comm);
+        if (measurer[rank] == r)
+            memcpy(seconds, times, (size_t)count * sizeof *seconds);
+        free(times);
+    }
     int i = 0;
-    for (proxy *e = first; e && !mismatch; e = e->next) {
+    for (proxy *e = first; e; e = e->next) {
         if (e->category == CHARGE_EXCHANGE)
             continue;
-        mismatch = signature(e) != signatures[i];
         e->seconds = seconds[i] * slowdown;
         total += seconds[i++];
     }
-    MPI_Allreduce(MPI_IN_PLACE, &mismatch, 1, MPI_INT, MPI_MAX, comm);
-    if (mismatch) {
-        if (rank == 0)
-            fprintf(stderr, "sim_charge: the ranks' sub-plans differ; the model needs a "
-                            "transform whose dimensions divide by the ranks\n");
-        MPI_Abort(comm, 1);
-    }
     free(seconds);
-    free(signatures);
+    free(measurer);
+    free(mine);
     return total;
 }
 

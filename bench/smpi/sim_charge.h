@@ -15,12 +15,14 @@
  *                 measures (smpi/simulate-computation on): the reference,
  *                 for small transforms whose arrays are real;
  *   CHARGE_MODEL  the sub-plan does not run; the rank is charged the time
- *                 rank 0 measured for its own copy of the same sub-plan on a
- *                 real array (charge_calibrate), scaled to the simulated
- *                 core.  Every rank of an evenly divided transform has the
- *                 same sub-plans, so one rank's measurement stands for all,
- *                 and the other ranks' arrays may be folded
- *                 (SMPI_SHARED_MALLOC): nothing reads them.
+ *                 that the first rank with the same sub-plans (rank 0, where
+ *                 N0 divides by the ranks) measured for its own copy of it
+ *                 (charge_calibrate), scaled to the simulated core.  Where
+ *                 N0 does not divide, FFTW's blocks make a few kinds of
+ *                 ranks (full blocks, the last one's rows, none), and one of
+ *                 each measures.  The other ranks' arrays may be folded
+ *                 (SMPI_SHARED_MALLOC): nothing reads them, and their pages
+ *                 are real, so a folded rank can time a sub-plan on them.
  *
  * The exchange's own memory traffic (transpose-pairwise's copy of each
  * block into its buffer, our library's copy of each chunk into the ring) is
@@ -56,14 +58,16 @@ typedef enum charge_category {
  * folded, so copies of 64 KiB or more are charged without being made. */
 void charge_install(charge_mode mode, double copy_bandwidth, int fold);
 
-/* CHARGE_MODEL (collective): rank 0 runs each of its live sub-plans on its
- * arrays and times it; every rank charges that time times `slowdown` (the
- * simulated core's time for this machine's second).  Fails if the ranks'
- * sub-plans differ.  Returns rank 0's measured total, in seconds.
- * cache (or null): a file of measurements, by sub-plan, that rank 0 reads
- * before measuring and adds to after, so that every run of a sweep charges
- * one sub-plan the same time (this machine's noise would otherwise differ
- * between the variants compared). */
+/* CHARGE_MODEL (collective): the first rank of each kind (the ranks whose
+ * sub-plans are the same, signature by signature) runs each of its live
+ * sub-plans on its arrays and times it, on rank 0's file scale; every rank
+ * of the kind charges those times times `slowdown` (the simulated core's
+ * time for this machine's second).  Returns this rank's kind's measured
+ * total, in seconds.  cache (or null): a file of measurements, by
+ * sub-plan, that the measuring ranks read before measuring and add to
+ * after, so that every run of a sweep charges one sub-plan the same time
+ * (this machine's noise would otherwise differ between the variants
+ * compared). */
 double charge_calibrate(MPI_Comm comm, double slowdown, const char *cache);
 
 /* The rank's array of `reals` doubles from `start`, where its sub-plans
