@@ -14,8 +14,8 @@
 # (the local FFTs and transposes) on its real 512 MiB and times it, and
 # every rank is charged that time scaled to the simulated core by memory
 # bandwidth (where N does not divide by the ranks, the first rank of each
-# kind of block times its own); every memcpy/memmove of the exchange is charged at the core's
-# copy bandwidth.  Rank 0's measurements are kept in $OUT/fftw_smpi.calibration
+# kind of block times its own); every memcpy/memmove of the exchange is
+# charged at the core's copy bandwidth.  Rank 0's measurements are kept in $OUT/fftw_smpi.calibration
 # and reused: every variant and platform of one case is charged the same
 # local work, so that they differ by their exchanges, not by this machine's
 # noise.  The file is kept with the figures, since their rows were charged
@@ -323,8 +323,8 @@ plot() {
         }' "$dat" | sort -k1,1 -k2,2 -k3,3n > "$rel"
     # a panel per platform simulated (gnuplot fails on an empty one)
     platforms=$(cut -d' ' -f1 "$rel" | sort -u)
-    panels=$(echo $platforms | wc -w)
-    [ "$panels" -gt 0 ] || return 0
+    panels=$(echo "$platforms" | wc -l)
+    [ -n "$platforms" ] || return 0
     {
         echo "set terminal pngcairo size $((600 * panels)),520 font ',10'"
         echo "set output '$OUT/fftw_smpi.png'"
