@@ -219,6 +219,19 @@ INT XM(tuple_permutation_reals)(const tuple_permutation *t)
      return items(t) * t->tuple;
 }
 
+INT XM(tuple_cycles_reals)(const tuple_permutation *t, INT first, INT last)
+{
+     INT moved = 0, k, y;
+     for (k = first; k < last; ++k) {
+	  y = t->leaders[k];
+	  do {
+	       ++moved;
+	       y = source(t, y);
+	  } while (y != t->leaders[k]);
+     }
+     return moved * t->tuple;
+}
+
 INT XM(tuple_gcd)(INT a, INT b)
 {
      while (b) {

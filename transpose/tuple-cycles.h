@@ -52,6 +52,9 @@ void XM(permute_tuple_cycles)(const tuple_permutation *t, R *a, INT first,
 			      INT last);
 /* The tuples moved times their reals (each read and written once). */
 INT XM(tuple_permutation_reals)(const tuple_permutation *t);
+/* The same for cycles first .. last - 1 only (a walk of their tuples, no
+   data touched): what a share of the permutation costs. */
+INT XM(tuple_cycles_reals)(const tuple_permutation *t, INT first, INT last);
 /* The greatest common divisor of a and b: the largest tuple in which
    segments of both sizes move whole. */
 INT XM(tuple_gcd)(INT a, INT b);

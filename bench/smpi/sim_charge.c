@@ -18,6 +18,7 @@
 #include "api/api.h"
 #include "dft/dft.h"
 #include "mpi/ifftw-mpi.h"
+#include "mpi/tuple-cycles.h"
 #include "rdft/rdft.h"
 
 #include "sim_charge.h"
@@ -134,6 +135,115 @@ void *__wrap_memmove(void *to, const void *from, size_t bytes)
 
 /* This machine's clock, not SMPI's (smpi_helpers.h redefines clock_gettime
  * as a macro; the parentheses call the function). */
+/*
+ * The in-place permutations of tuples (transpose/tuple-cycles.c: our
+ * transposes' local moves on uneven blocks, the pipelines' pre, mid, post
+ * and unslice) follow their cycles one tuple at a time, and a cycle's
+ * tuples lie far apart: in tuples of 0.5-3 KiB they ran 1.6-1.8x the time
+ * of a memcpy of their bytes, which is all the memcpy wrapper would charge.
+ * In CHARGE_MODEL they do not run (link with
+ * -Wl,--wrap=fftw_mpi_permute_tuples,--wrap=fftw_mpi_permute_tuple_cycles):
+ * a permutation is charged, per real its cycles move, the time the whole
+ * permutation took here on an array of its own (the rank's may be folded,
+ * its pages cached), scaled like the sub-plans, and measured once per
+ * shape in the calibration file.
+ */
+void __real_fftw_mpi_permute_tuple_cycles(const tuple_permutation *t, R *a, INT first, INT last);
+
+static double slowdown = 1; /* charge_calibrate's: the core's time per second here */
+static const char *calibration_file;
+
+typedef struct permutation_run {
+    const tuple_permutation *t;
+    R *a;
+} permutation_run;
+
+static void run_permutation(void *arg)
+{
+    const permutation_run *run = arg;
+    __real_fftw_mpi_permute_tuple_cycles(run->t, run->a, 0, run->t->cycles);
+}
+
+static int cache_lookup(const char *file, const char *key, double *value);
+
+/* Seconds here per real that t's cycles move (negative: no array for it). */
+static double permutation_rate(const tuple_permutation *t)
+{
+    char key[256];
+    int len = snprintf(key, sizeof key, "permutation of tuples of %td reals: ", (ptrdiff_t)t->tuple);
+    if (t->m == 0)
+        snprintf(key + len, sizeof key - (size_t)len,
+                 "%td rows of %td segments of %td, the last %td, %s",
+                 (ptrdiff_t)t->segments.rows, (ptrdiff_t)t->segments.count,
+                 (ptrdiff_t)t->segments.width, (ptrdiff_t)t->segments.last,
+                 t->segments.to_rows ? "to rows" : "to segments");
+    else {
+        for (int a = 0; a < t->m; a++)
+            len += snprintf(key + len, sizeof key - (size_t)len, "%s%td", a ? " x " : "",
+                            (ptrdiff_t)t->n[a]);
+        len += snprintf(key + len, sizeof key - (size_t)len, ", laid out as dimensions");
+        for (int a = 0; a < t->m; a++)
+            len += snprintf(key + len, sizeof key - (size_t)len, " %d", t->order[a]);
+    }
+    double seconds;
+    if (!cache_lookup(calibration_file, key, &seconds)) {
+        size_t reals = (size_t)fftw_mpi_tuple_permutation_reals(t);
+        permutation_run run = { t, malloc(reals * sizeof(R)) };
+        if (!run.a) {
+            fprintf(stderr, "sim_charge: no %zu bytes to time a permutation (%s) in: "
+                            "charged as a memcpy\n", reals * sizeof(R), key);
+            return -1;
+        }
+        memset(run.a, 0, reals * sizeof(R));
+        seconds = charge_measure(key, calibration_file, run_permutation, &run);
+        free(run.a);
+    }
+    INT moved = fftw_mpi_tuple_cycles_reals(t, 0, t->cycles);
+    return moved > 0 ? seconds / (double)moved : 0;
+}
+
+/* The time of cycles first .. last - 1 of t, charged in copies: the same
+   few permutations come back at every chunk, so a rank keeps their times. */
+static double permutation_seconds(const tuple_permutation *t, INT first, INT last)
+{
+    enum { KEPT = 64 };
+    static struct { const tuple_permutation *t; INT first, last; double seconds; } kept[KEPT];
+    static int count;
+    for (int k = 0; k < count; k++)
+        if (kept[k].t == t && kept[k].first == first && kept[k].last == last)
+            return kept[k].seconds;
+    int was_timing = timing;
+    timing = 0; /* the measurement's own copies are not charged */
+    double rate = permutation_rate(t);
+    timing = was_timing;
+    INT moved = fftw_mpi_tuple_cycles_reals(t, first, last);
+    double seconds = rate >= 0 ? rate * (double)moved * slowdown
+                               : 2.0 * (double)moved * sizeof(R) / copy_bandwidth;
+    if (count < KEPT) {
+        kept[count].t = t;
+        kept[count].first = first;
+        kept[count].last = last;
+        kept[count++].seconds = seconds;
+    }
+    return seconds;
+}
+
+void __wrap_fftw_mpi_permute_tuple_cycles(const tuple_permutation *t, R *a, INT first, INT last)
+{
+    if (!(timing && mode == CHARGE_MODEL)) {
+        __real_fftw_mpi_permute_tuple_cycles(t, a, first, last);
+        return;
+    }
+    double seconds = permutation_seconds(t, first, last);
+    totals[CHARGE_COPIES] += seconds;
+    charge(seconds);
+}
+
+void __wrap_fftw_mpi_permute_tuples(const tuple_permutation *t, R *a)
+{
+    __wrap_fftw_mpi_permute_tuple_cycles(t, a, 0, t->cycles);
+}
+
 double charge_real_seconds(void)
 {
     struct timespec now;
@@ -558,21 +668,6 @@ static void run_reference(void *reference)
     X(execute)((apiplan *)reference);
 }
 
-/* Whether rank 0 has a sub-plan that the cache does not time yet. */
-static int uncached(const char *cache)
-{
-    int missing = 0;
-    for (proxy *e = first; e && !missing; e = e->next) {
-        if (e->category == CHARGE_EXCHANGE)
-            continue;
-        char *key = plan_key(e->real, e->category, run_length(e));
-        double seconds;
-        missing = !key || !cache_lookup(cache, key, &seconds);
-        free(key);
-    }
-    return missing;
-}
-
 double charge_file_scale(const char *cache, X(plan) const *references, int count)
 {
     enum { MAX_REFERENCES = 8 };
@@ -580,7 +675,7 @@ double charge_file_scale(const char *cache, X(plan) const *references, int count
     int known[MAX_REFERENCES];
     char *keys[MAX_REFERENCES];
     file_scale = 1;
-    if (!cache || count > MAX_REFERENCES || !uncached(cache))
+    if (!cache || count > MAX_REFERENCES)
         return file_scale;
     for (int i = 0; i < count; i++) {
         keys[i] = plan_key(references[i]->pln, CHARGE_LOCAL_FFT, 1);
@@ -667,7 +762,7 @@ static void find_measurers(MPI_Comm comm, const double *mine, int count, int *me
     free(counts);
 }
 
-double charge_calibrate(MPI_Comm comm, double slowdown, const char *cache)
+double charge_calibrate(MPI_Comm comm, double core_slowdown, const char *cache)
 {
     int rank, size;
     double *mine, total = 0;
@@ -679,6 +774,8 @@ double charge_calibrate(MPI_Comm comm, double slowdown, const char *cache)
     if (!measurer || !seconds)
         MPI_Abort(comm, 1);
     find_measurers(comm, mine, count, measurer);
+    slowdown = core_slowdown;
+    calibration_file = cache;
     /* the others measure on rank 0's scale (charge_file_scale), on their
        own arrays: real pages, folded or not */
     MPI_Bcast(&file_scale, 1, MPI_DOUBLE, 0, comm);
@@ -705,7 +802,7 @@ double charge_calibrate(MPI_Comm comm, double slowdown, const char *cache)
     for (proxy *e = first; e; e = e->next) {
         if (e->category == CHARGE_EXCHANGE)
             continue;
-        e->seconds = seconds[i] * slowdown;
+        e->seconds = seconds[i] * core_slowdown;
         total += seconds[i++];
     }
     free(seconds);

@@ -30,7 +30,13 @@
  * -Wl,--wrap=memcpy,--wrap=memmove): 2 bytes of traffic per byte copied, at
  * the simulated core's copy bandwidth.  In CHARGE_RUN SMPI measures them
  * with the rest of the CPU time.  SMPI's own copy of message payloads
- * is the network model's (links and loopback), not charged again.
+ * is the network model's (links and loopback), not charged again.  The
+ * in-place permutations of tuples (our transposes' and pipelines' local
+ * moves, tuple-cycles.c) are wrapped too (-Wl,--wrap=fftw_mpi_permute_tuples,
+ * --wrap=fftw_mpi_permute_tuple_cycles): a cycle's tuples lie far apart,
+ * and small ones ran up to 1.8x a memcpy of their bytes, so in CHARGE_MODEL
+ * each is charged the time it took here on an array of its own, per real
+ * moved (sim_charge.c), instead of running.
  *
  * Times are split into the categories below; "exchange" is the time inside
  * the distributed transposes less their local transposes: the all-to-all
@@ -87,12 +93,14 @@ void charge_array(const double *start, size_t reals);
  * others' at that one (the pipelined transforms' pieces were: 1.6x at
  * JuRoPA's 128 ranks).  references: serial plans that stand for the case's
  * local work (fftw_sim: FFTW's own local FFTs of the transform), made by
- * rank 0 on its real arrays.  Where rank 0 has a sub-plan that cache does
- * not time yet, the references are timed here (best of 3, from memory),
- * and the file's times of those it has over their times here become the
- * factor that every time measured afterwards is multiplied by; those it
- * lacks are stored at that scale.  Rank 0, before charge_calibrate;
- * returns the factor (1: nothing new, or no reference in the file). */
+ * rank 0 on its real arrays.  The references are timed here (best of 3,
+ * from memory), and the file's times of those it has over their times
+ * here become the factor that every time measured afterwards (a sub-plan
+ * or a permutation the file does not time yet) is multiplied by; those it
+ * lacks are stored at that scale.  The permutations are met only as the
+ * transform runs, so the factor is found whether or not the sub-plans are
+ * all in the file.  Rank 0, before charge_calibrate; returns the factor
+ * (1: no reference in the file). */
 double charge_file_scale(const char *cache, fftw_plan const *references, int count);
 
 /* This machine's clock in seconds, not SMPI's simulated one. */
