@@ -133,8 +133,6 @@ void *__wrap_memmove(void *to, const void *from, size_t bytes)
     return to;
 }
 
-/* This machine's clock, not SMPI's (smpi_helpers.h redefines clock_gettime
- * as a macro; the parentheses call the function). */
 /*
  * The in-place permutations of tuples (transpose/tuple-cycles.c: our
  * transposes' local moves on uneven blocks, the pipelines' pre, mid, post
@@ -244,6 +242,8 @@ void __wrap_fftw_mpi_permute_tuples(const tuple_permutation *t, R *a)
     __wrap_fftw_mpi_permute_tuple_cycles(t, a, 0, t->cycles);
 }
 
+/* This machine's clock, not SMPI's (smpi_helpers.h redefines clock_gettime
+ * as a macro; the parentheses call the function). */
 double charge_real_seconds(void)
 {
     struct timespec now;
