@@ -187,7 +187,9 @@ build_all() {
         "$build/plane_waves.o" "$tree/mpi/.libs/libfftw3_mpi.a" \
         "$build/liballtoall_inplace.a" "$tree/.libs/libfftw3.a" -lm \
         -Wl,--wrap=memcpy,--wrap=memmove \
-        -Wl,--wrap=fftw_mpi_permute_tuples,--wrap=fftw_mpi_permute_tuple_cycles
+        -Wl,--wrap=fftw_mpi_permute_tuples,--wrap=fftw_mpi_permute_tuple_cycles \
+        -Wl,--wrap=fftw_mpi_tuple_permutation_init,--wrap=fftw_mpi_tuple_transpose_init \
+        -Wl,--wrap=fftw_mpi_tuple_segments_init
     mv "$build/fftw_sim.$$" "$build/fftw_sim"
     g++ -O2 -std=c++17 -shared -fPIC "$top/bench/smpi/platforms.cpp" \
         -o "$build/platforms.so.$$" -lsimgrid

@@ -144,7 +144,8 @@ void *__wrap_memmove(void *to, const void *from, size_t bytes)
  * a permutation is charged, per real its cycles move, the time the whole
  * permutation took here on an array of its own (the rank's may be folded,
  * its pages cached), scaled like the sub-plans, and measured once per
- * shape in the calibration file.
+ * shape in the calibration file: by charge_calibrate where the planner
+ * made it (the init functions are wrapped too), else when first met.
  */
 void __real_fftw_mpi_permute_tuple_cycles(const tuple_permutation *t, R *a, INT first, INT last);
 
@@ -164,25 +165,31 @@ static void run_permutation(void *arg)
 
 static int cache_lookup(const char *file, const char *key, double *value);
 
-/* Seconds here per real that t's cycles move (negative: no array for it). */
-static double permutation_rate(const tuple_permutation *t)
+/* The calibration file's key of a permutation: its shape. */
+static void permutation_key(const tuple_permutation *t, char *key, size_t size)
 {
-    char key[256];
-    int len = snprintf(key, sizeof key, "permutation of tuples of %td reals: ", (ptrdiff_t)t->tuple);
-    if (t->m == 0)
-        snprintf(key + len, sizeof key - (size_t)len,
+    int len = snprintf(key, size, "permutation of tuples of %td reals: ", (ptrdiff_t)t->tuple);
+    if (t->m == 0) {
+        snprintf(key + len, size - (size_t)len,
                  "%td rows of %td segments of %td, the last %td, %s",
                  (ptrdiff_t)t->segments.rows, (ptrdiff_t)t->segments.count,
                  (ptrdiff_t)t->segments.width, (ptrdiff_t)t->segments.last,
                  t->segments.to_rows ? "to rows" : "to segments");
-    else {
-        for (int a = 0; a < t->m; a++)
-            len += snprintf(key + len, sizeof key - (size_t)len, "%s%td", a ? " x " : "",
-                            (ptrdiff_t)t->n[a]);
-        len += snprintf(key + len, sizeof key - (size_t)len, ", laid out as dimensions");
-        for (int a = 0; a < t->m; a++)
-            len += snprintf(key + len, sizeof key - (size_t)len, " %d", t->order[a]);
+        return;
     }
+    for (int a = 0; a < t->m; a++)
+        len += snprintf(key + len, size - (size_t)len, "%s%td", a ? " x " : "",
+                        (ptrdiff_t)t->n[a]);
+    len += snprintf(key + len, size - (size_t)len, ", laid out as dimensions");
+    for (int a = 0; a < t->m; a++)
+        len += snprintf(key + len, size - (size_t)len, " %d", t->order[a]);
+}
+
+/* Seconds here per real that t's cycles move (negative: no array for it). */
+static double permutation_rate(const tuple_permutation *t)
+{
+    char key[256];
+    permutation_key(t, key, sizeof key);
     double seconds;
     if (!cache_lookup(calibration_file, key, &seconds)) {
         size_t reals = (size_t)fftw_mpi_tuple_permutation_reals(t);
@@ -240,6 +247,73 @@ void __wrap_fftw_mpi_permute_tuple_cycles(const tuple_permutation *t, R *a, INT 
 void __wrap_fftw_mpi_permute_tuples(const tuple_permutation *t, R *a)
 {
     __wrap_fftw_mpi_permute_tuple_cycles(t, a, 0, t->cycles);
+}
+
+/* The shapes of the permutations planned on this rank (without their
+ * cycles), which charge_calibrate times with the sub-plans: timed when
+ * the transform first meets them, some hours into a long simulation,
+ * they would be timed beside whatever else this machine does by then.
+ * (The permutations of plans that the planner made and dropped are timed
+ * too; no harm.) */
+void __real_fftw_mpi_tuple_permutation_init(tuple_permutation *t, int m, const INT n[],
+                                            const int order[], INT tuple);
+void __real_fftw_mpi_tuple_transpose_init(tuple_permutation *t, INT rows, INT cols, INT tuple);
+void __real_fftw_mpi_tuple_segments_init(tuple_permutation *t, INT rows, INT count, INT width,
+                                         INT last, int to_rows, INT tuple);
+
+enum { SHAPES = 64 };
+static tuple_permutation shapes[SHAPES];
+static int shape_count;
+
+static void remember_shape(const tuple_permutation *t)
+{
+    char key[256], known[256];
+    permutation_key(t, key, sizeof key);
+    for (int k = 0; k < shape_count; k++) {
+        permutation_key(&shapes[k], known, sizeof known);
+        if (!strcmp(key, known))
+            return;
+    }
+    if (shape_count < SHAPES) {
+        shapes[shape_count] = *t;
+        shapes[shape_count++].leaders = 0;
+    }
+}
+
+void __wrap_fftw_mpi_tuple_permutation_init(tuple_permutation *t, int m, const INT n[],
+                                            const int order[], INT tuple)
+{
+    __real_fftw_mpi_tuple_permutation_init(t, m, n, order, tuple);
+    remember_shape(t);
+}
+
+void __wrap_fftw_mpi_tuple_transpose_init(tuple_permutation *t, INT rows, INT cols, INT tuple)
+{
+    __real_fftw_mpi_tuple_transpose_init(t, rows, cols, tuple);
+    remember_shape(t);
+}
+
+void __wrap_fftw_mpi_tuple_segments_init(tuple_permutation *t, INT rows, INT count, INT width,
+                                         INT last, int to_rows, INT tuple)
+{
+    __real_fftw_mpi_tuple_segments_init(t, rows, count, width, last, to_rows, tuple);
+    remember_shape(t);
+}
+
+/* Times each shape remembered that the calibration file lacks. */
+static void time_planned_permutations(void)
+{
+    for (int k = 0; k < shape_count; k++) {
+        tuple_permutation t = shapes[k];
+        if (t.m == 0)
+            __real_fftw_mpi_tuple_segments_init(&t, t.segments.rows, t.segments.count,
+                                                t.segments.width, t.segments.last,
+                                                t.segments.to_rows, t.tuple);
+        else
+            __real_fftw_mpi_tuple_permutation_init(&t, t.m, t.n, t.order, t.tuple);
+        permutation_rate(&t);
+        fftw_mpi_tuple_permutation_free(&t);
+    }
 }
 
 /* This machine's clock, not SMPI's (smpi_helpers.h redefines clock_gettime
@@ -792,6 +866,7 @@ double charge_calibrate(MPI_Comm comm, double core_slowdown, const char *cache)
             for (proxy *e = first; e; e = e->next)
                 if (e->category != CHARGE_EXCHANGE)
                     times[i++] = measure(e, cache);
+            time_planned_permutations();
         }
         MPI_Bcast(times, n, MPI_DOUBLE, r, comm);
         if (measurer[rank] == r)

@@ -32,11 +32,12 @@
  * with the rest of the CPU time.  SMPI's own copy of message payloads
  * is the network model's (links and loopback), not charged again.  The
  * in-place permutations of tuples (our transposes' and pipelines' local
- * moves, tuple-cycles.c) are wrapped too (-Wl,--wrap=fftw_mpi_permute_tuples,
- * --wrap=fftw_mpi_permute_tuple_cycles): a cycle's tuples lie far apart,
- * and small ones ran up to 1.8x a memcpy of their bytes, so in CHARGE_MODEL
- * each is charged the time it took here on an array of its own, per real
- * moved (sim_charge.c), instead of running.
+ * moves, tuple-cycles.c) are wrapped too (fftw_mpi_permute_tuples,
+ * fftw_mpi_permute_tuple_cycles, and the three init functions: see
+ * fftw_smpi.sh): a cycle's tuples lie far apart, and small ones ran up to
+ * 2x a memcpy of their bytes, so in CHARGE_MODEL each is charged the time
+ * it took here on an array of its own, per real moved, instead of
+ * running; charge_calibrate times those planned (sim_charge.c).
  *
  * Times are split into the categories below; "exchange" is the time inside
  * the distributed transposes less their local transposes: the all-to-all
