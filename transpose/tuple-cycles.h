@@ -50,10 +50,11 @@ INT XM(tuple_permutation_defer)(tuple_permutation *t, INT lo, INT hi);
 /* Applies cycles first .. last - 1 only. */
 void XM(permute_tuple_cycles)(const tuple_permutation *t, R *a, INT first,
 			      INT last);
-/* The tuples moved times their reals (each read and written once). */
+/* The array's tuples times their reals, fixed points included: a bound
+   on what it moves (each real read and written once). */
 INT XM(tuple_permutation_reals)(const tuple_permutation *t);
-/* The same for cycles first .. last - 1 only (a walk of their tuples, no
-   data touched): what a share of the permutation costs. */
+/* The reals that cycles first .. last - 1 move, fixed points left out (a
+   walk of their tuples, no data touched): what a share of it costs. */
 INT XM(tuple_cycles_reals)(const tuple_permutation *t, INT first, INT last);
 /* The greatest common divisor of a and b: the largest tuple in which
    segments of both sizes move whole. */
