@@ -94,8 +94,10 @@ void charge_array(const double *start, size_t reals);
  * others' at that one (the pipelined transforms' pieces were: 1.6x at
  * JuRoPA's 128 ranks).  references: serial plans that stand for the case's
  * local work (fftw_sim: FFTW's own local FFTs of the transform), made by
- * rank 0 on its real arrays.  The references are timed here (best of 3,
- * from memory), and the file's times of those it has over their times
+ * rank 0 on its real arrays.  The references are timed here once per
+ * boot of this machine (best of 3, from memory, kept in the file under
+ * the boot's id, so that the runs of a sweep share one scale), and the
+ * file's times of those it has over their times
  * here become the factor that every time measured afterwards (a sub-plan
  * or a permutation the file does not time yet) is multiplied by; those it
  * lacks are stored at that scale.  The permutations are met only as the
