@@ -10,8 +10,10 @@
  *
  *   permute_tuples [REPEATS]    one line per shape: bytes, tuple, cycles,
  *                               the best of REPEATS (default 5) memcpy and
- *                               permutation in ms, from memory, and their
- *                               ratio
+ *                               permutation in ms, from memory, their
+ *                               ratio, and the time of a walk of its
+ *                               cycles that moves no data (its index
+ *                               arithmetic: source() of every tuple)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,9 +65,13 @@ static void time_one(const char *name, tuple_permutation *t, int repeats)
         if (seconds < copy)
             copy = seconds;
     }
-    printf("%-24s %8.1f %7td %8td %9.2f %9.2f %6.2f\n", name, (double)bytes / 1e6,
+    double started = now();
+    volatile INT moved = XM(tuple_cycles_reals)(t, 0, t->cycles);
+    double walk = now() - started;
+    (void)moved;
+    printf("%-24s %8.1f %7td %8td %9.2f %9.2f %6.2f %9.2f\n", name, (double)bytes / 1e6,
            (ptrdiff_t)(t->tuple * (INT)sizeof(R)), (ptrdiff_t)t->cycles, 1e3 * copy,
-           1e3 * permute, permute / copy);
+           1e3 * permute, permute / copy, 1e3 * walk);
     fflush(stdout);
     free(a);
     free(b);
@@ -98,8 +104,8 @@ int main(int argc, char **argv)
     int repeats = argc > 1 ? atoi(argv[1]) : 5;
     if (repeats < 1)
         repeats = 1;
-    printf("# %-22s %8s %7s %8s %9s %9s %6s\n", "shape", "MB", "tuple B", "cycles",
-           "memcpy ms", "permute", "ratio");
+    printf("# %-22s %8s %7s %8s %9s %9s %6s %9s\n", "shape", "MB", "tuple B", "cycles",
+           "memcpy ms", "permute", "ratio", "walk ms");
     /* the chunks: r2c 2048^3 on 128, k = 8: 16 rows, chunks of 2, J = 8,
        yc = 2050 complex */
     reorder("2048/128-chunk-pre", 2, 128, 8, 1, 2, 0, 2 * 2050, repeats);
