@@ -135,17 +135,17 @@ void *__wrap_memmove(void *to, const void *from, size_t bytes)
 
 /*
  * The in-place permutations of tuples (transpose/tuple-cycles.c: our
- * transposes' local moves on uneven blocks, the pipelines' pre, mid, post
- * and unslice) follow their cycles one tuple at a time, and a cycle's
- * tuples lie far apart: in tuples of 0.5-3 KiB they ran 1.6-1.8x the time
- * of a memcpy of their bytes, which is all the memcpy wrapper would charge.
- * In CHARGE_MODEL they do not run (link with
- * -Wl,--wrap=fftw_mpi_permute_tuples,--wrap=fftw_mpi_permute_tuple_cycles):
- * a permutation is charged, per real its cycles move, the time the whole
- * permutation took here on an array of its own (the rank's may be folded,
- * its pages cached), scaled like the sub-plans, and measured once per
- * shape in the calibration file: by charge_calibrate where the planner
- * made it (the init functions are wrapped too), else when first met.
+ * transposes' local moves, the pipelines' pre, mid, post and unslice)
+ * follow their cycles one tuple at a time, and a cycle's tuples lie far
+ * apart: against a memcpy of their bytes, all that the memcpy wrapper
+ * would charge, tuples of 0.5-3 KiB take 1.2-2.2x its time (1.7-3.1x
+ * before they prefetched) and long ones 0.6-1.4x.  So in CHARGE_MODEL they
+ * do not run (fftw_smpi.sh links with --wrap for them and for their init
+ * functions): each call is charged, per real its cycles move, the time
+ * that the whole permutation took here on an array of its own (the rank's
+ * may be folded, its pages cached), on the file's scale, timed once per
+ * shape: by charge_calibrate where the planner made it, else when first
+ * met.
  */
 void __real_fftw_mpi_permute_tuple_cycles(const tuple_permutation *t, R *a, INT first, INT last);
 
@@ -185,7 +185,8 @@ static void permutation_key(const tuple_permutation *t, char *key, size_t size)
         len += snprintf(key + len, size - (size_t)len, " %d", t->order[a]);
 }
 
-/* Seconds here per real that t's cycles move (negative: no array for it). */
+/* Seconds per real that t's cycles move, on the calibration file's scale
+   (negative: no memory to time it in). */
 static double permutation_rate(const tuple_permutation *t)
 {
     char key[256];
