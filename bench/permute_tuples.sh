@@ -25,8 +25,10 @@ shift $((OPTIND - 1))
 [ $# -gt 0 ] || set -- .
 tree=$(readlink -f "${FFTW_TREE:-$top/build/openmpi/fftw/build}")
 src=$(dirname "$tree")/src
-[ -f "$tree/config.h" ] && [ -d "$src/mpi" ] ||
-    { echo "permute_tuples: no configured FFTW tree at $tree (scripts/build.sh openmpi)" >&2; exit 1; }
+if [ ! -f "$tree/config.h" ] || [ ! -d "$src/mpi" ]; then
+    echo "permute_tuples: no configured FFTW tree at $tree (scripts/build.sh openmpi)" >&2
+    exit 1
+fi
 lib=$(ls "$tree"/.libs/libfftw3.so 2>/dev/null || ls "$tree"/.libs/libfftw3.a)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
