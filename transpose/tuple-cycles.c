@@ -188,10 +188,10 @@ INT XM(tuple_permutation_defer)(tuple_permutation *t, INT lo, INT hi)
 
 /* A cycle's tuples lie far apart, and the hardware prefetches along a
    tuple, not to the next one: asking for the next one's first lines while
-   this one moves took tuples of 1-3 KiB from 1.7-2.0x the time of a
-   memcpy of their bytes to 1.2-1.4x, and 512-byte ones from 3.1x to 2.2x
-   (bench/permute_tuples.sh).  The next one's target is this one's
-   source, already in cache. */
+   this one moves took tuples of 1-3 KiB from 1.5-2.0x the time of a
+   memcpy of their bytes to 1.1-1.4x (bench/permute_tuples.sh; 512-byte
+   ones stay at 2x, bound by the index arithmetic).  The next one's target
+   is this one's source, already in cache. */
 enum { PREFETCH_BYTES = 4096, CACHE_LINE = 64 };
 
 static void prefetch(const R *tuple, size_t bytes)

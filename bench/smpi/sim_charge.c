@@ -138,8 +138,8 @@ void *__wrap_memmove(void *to, const void *from, size_t bytes)
  * transposes' local moves, the pipelines' pre, mid, post and unslice)
  * follow their cycles one tuple at a time, and a cycle's tuples lie far
  * apart: against a memcpy of their bytes, all that the memcpy wrapper
- * would charge, tuples of 0.5-3 KiB take 1.2-2.2x its time (1.7-3.1x
- * before they prefetched) and long ones 0.6-1.4x.  So in CHARGE_MODEL they
+ * would charge, tuples of 1-3 KiB take 1.1-1.4x its time (1.5-2x before
+ * they prefetched), of 512 B 2x, long ones 0.6-1.4x.  So in CHARGE_MODEL they
  * do not run (fftw_smpi.sh links with --wrap for them and for their init
  * functions): each call is charged, per real its cycles move, the time
  * that the whole permutation took here on an array of its own (the rank's
