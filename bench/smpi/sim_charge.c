@@ -208,30 +208,34 @@ static double permutation_rate(const tuple_permutation *t)
     return moved > 0 ? seconds / (double)moved : 0;
 }
 
-/* The time of cycles first .. last - 1 of t, charged in copies: the same
-   few permutations come back at every chunk, so a rank keeps their times. */
+/* The time of cycles first .. last - 1 of t, charged in copies.  A rank
+   keeps each permutation's rate (the pipelines apply a few, in as many
+   ranges as their exchanges have tests, at every chunk), and walks the
+   range's cycles for the reals it moves, as the permutation would. */
 static double permutation_seconds(const tuple_permutation *t, INT first, INT last)
 {
     enum { KEPT = 64 };
-    static struct { const tuple_permutation *t; INT first, last; double seconds; } kept[KEPT];
+    static struct { const tuple_permutation *t; double rate; } kept[KEPT];
     static int count;
-    for (int k = 0; k < count; k++)
-        if (kept[k].t == t && kept[k].first == first && kept[k].last == last)
-            return kept[k].seconds;
-    int was_timing = timing;
-    timing = 0; /* the measurement's own copies are not charged */
-    double rate = permutation_rate(t);
-    timing = was_timing;
-    INT moved = fftw_mpi_tuple_cycles_reals(t, first, last);
-    double seconds = rate >= 0 ? rate * (double)moved * slowdown
-                               : 2.0 * (double)moved * sizeof(R) / copy_bandwidth;
-    if (count < KEPT) {
-        kept[count].t = t;
-        kept[count].first = first;
-        kept[count].last = last;
-        kept[count++].seconds = seconds;
+    int k = 0;
+    while (k < count && kept[k].t != t)
+        k++;
+    double rate;
+    if (k < count)
+        rate = kept[k].rate;
+    else {
+        int was_timing = timing;
+        timing = 0; /* the measurement's own copies are not charged */
+        rate = permutation_rate(t);
+        timing = was_timing;
+        if (count < KEPT) {
+            kept[count].t = t;
+            kept[count++].rate = rate;
+        }
     }
-    return seconds;
+    INT moved = fftw_mpi_tuple_cycles_reals(t, first, last);
+    return rate >= 0 ? rate * (double)moved * slowdown
+                     : 2.0 * (double)moved * sizeof(R) / copy_bandwidth;
 }
 
 void __wrap_fftw_mpi_permute_tuple_cycles(const tuple_permutation *t, R *a, INT first, INT last)
