@@ -3,9 +3,8 @@
  * distributed along the first dimension, whose global exchanges overlap
  * their local DFTs: dft-rank-geq2.c (flags 0) and
  * dft-rank-geq2-transposed.c (TRANSPOSED_OUT) as a pipeline of k chunks,
- * or, for flags 0 where no k fits the rows (n0 uneven), of k slices of
- * every row (rank-geq2-pipelined.c says how and why it is correct in
- * place).
+ * or, where no k fits the rows (n0 uneven), of k slices of every row
+ * (rank-geq2-pipelined.c says how and why it is correct in place).
  *
  * Stage 1 is the DFT of the last rnk-1 dimensions of one row at a time,
  * where many processes want many tests in two passes cut into pieces
@@ -93,16 +92,33 @@ static int rows_fit(const problem *p_, INT chunks, INT *J)
      return XM(pipeline_fits)(n0, rows, row_complex(p), *J, chunks, n_pes);
 }
 
-/* The pipeline of chunks where it takes p, else the sliced one (flags
-   0), J its slices. */
+/* Whether every pair's blocks of a slice are as large both ways, as the
+   sliced pipeline's in-place exchanges need: the rows in the same blocks
+   in and out (flags 0), or (TRANSPOSED_OUT) a second dimension as long
+   as n0 in the same blocks as its rows. */
+static int slices_fit(const problem_mpi_dft *p)
+{
+     const ddim *d = p->sz->dims;
+     if (!(p->I == p->O && p->sz->rnk > 1 && XM(is_local_after)(1, p->sz, IB)))
+	  return 0;
+     if (p->flags == 0)
+	  return XM(is_local_after)(1, p->sz, OB) && d[0].b[OB] == d[0].b[IB];
+     return p->flags == TRANSPOSED_OUT && XM(is_local_after)(2, p->sz, OB)
+	  && XM(num_blocks)(d[0].n, d[0].b[OB]) == 1
+	  && d[1].n == d[0].n && d[1].b[OB] == d[0].b[IB];
+}
+
+/* The pipeline of chunks where it takes p, else the sliced one, J its
+   slices. */
 static int takes(const problem *p_, INT chunks, INT *J, int *sliced)
 {
      const problem_mpi_dft *p = (const problem_mpi_dft *) p_;
      *sliced = !rows_fit(p_, chunks, J);
      if (!*sliced)
 	  return 1;
-     *J = p->I == p->O && p->flags == 0
-	  ? XM(pipeline_slices)(rows_fit, p_, p->sz, row_complex(p), chunks, p->comm)
+     *J = slices_fit(p)
+	  ? XM(pipeline_slices)(rows_fit, p_, p->sz->dims[0].n, p->sz->dims[0].b[IB],
+				row_complex(p), chunks, p->flags != 0, p->comm)
 	  : 0;
      return *J > 0;
 }
@@ -197,7 +213,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 
      if (sliced ? !XM(pipeline_init_sliced)(&pl, plnr, p->I, p->sign,
 					    p->sz->dims[0].n, p->sz->dims[0].b[IB],
-					    L * C, J, 0, &rows, p->comm)
+					    L * C, J, 0, p->flags != 0, &rows, p->comm)
 	 : !XM(pipeline_init)(&pl, plnr, p->I, p->sign, p->sz->dims[0].n, b,
 			      L * C, J, ego->chunks, p->flags == 0, 0, &rows, p->comm))
 	  return (plan *) 0; /* on every process; rows destroyed */

@@ -419,23 +419,22 @@ static INT slice_count(INT M, INT chunks)
      return M / chunks >= M % chunks ? chunks : 0;
 }
 
-INT XM(pipeline_slices)(pipeline_rows_fit_fn fits, const problem *p,
-			const dtensor *sz, INT row_complex, INT chunks,
+INT XM(pipeline_slices)(pipeline_rows_fit_fn fits, const problem *p, INT n0,
+			INT block, INT row_complex, INT chunks, int transposed,
 			MPI_Comm comm)
 {
      static const INT counts[] = PIPELINE_CHUNKS;
-     const ddim *d = sz->dims;
-     INT n0 = d[0].n, block = d[0].b[IB], M, slices, widest;
+     INT M, slices, widest;
      int i, n_pes;
-     if (!(sz->rnk > 1 && XM(is_local_after)(1, sz, IB)
-	   && XM(is_local_after)(1, sz, OB) && d[0].b[OB] == block)
-	 || XM(pipeline_rows_take)(fits, p))
+     if (XM(pipeline_rows_take)(fits, p))
 	  return 0;
      MPI_Comm_size(comm, &n_pes);
      if (n_pes < 2 || block <= 0 || block >= n0 || row_complex % n0)
 	  return 0; /* one process with rows: nothing to exchange */
      M = row_complex / n0;
      slices = slice_count(M, chunks);
+     if (transposed && slices > 0 && M % slices)
+	  return 0; /* the transposed output wants equal slices */
      for (i = 0; counts[i] != chunks; ++i)
 	  if (slice_count(M, counts[i]) == slices)
 	       return 0; /* an instance before planned these slices */
@@ -528,12 +527,25 @@ int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
      return 1;
 }
 
+/* Whether the sliced pipeline's slices travel before their stage 2
+   (flags 0, TRANSPOSED_OUT), laid out by mid, and after it (flags 0's
+   way back, TRANSPOSED_IN), then laid out by post. */
+static int slices_travel_before(const pipeline *pl)
+{
+     return pl->back || !pl->reversed;
+}
+
+static int slices_travel_after(const pipeline *pl)
+{
+     return pl->back || pl->reversed;
+}
+
 /* The pieces of one width of slice, n0 m complex numbers of each of
    pl->rows rows (m = pl->yc): stage 2 of its n0 x rows m columns beside
-   two exchanges, its exchange, and mid and post, whose cycles move
-   beside the first slice's exchange and the last's, in groups that test
-   it, between them, as often as it wants.  0 if anything failed on some
-   process, what it planned kept in pl. */
+   two exchanges, its exchange, and mid and post (those of them it runs),
+   whose cycles move beside the first slice's exchange and the last's, in
+   groups that test it, between them, as often as it wants.  0 if
+   anything failed on some process, what it planned kept in pl. */
 static int plan_slice(pipeline *pl, planner *plnr, R *ri, R *ii, INT block,
 		      INT slices, const AIP_Options *options)
 {
@@ -548,8 +560,10 @@ static int plan_slice(pipeline *pl, planner *plnr, R *ri, R *ii, INT block,
 	  || plan_stage2(pl, plnr, pl->n0, width, width, tests, ri, ii);
      if (XM(any_true)(!planned, pl->comm) || !plan_exchange_sliced(pl, block, options))
 	  return 0;
-     XM(tuple_segments_init)(&pl->mid, b, segments, block, last, 0, 2 * pl->yc);
-     XM(tuple_segments_init)(&pl->post, b, segments, block, last, 1, 2 * pl->yc);
+     if (slices_travel_before(pl))
+	  XM(tuple_segments_init)(&pl->mid, b, segments, block, last, 0, 2 * pl->yc);
+     if (slices_travel_after(pl))
+	  XM(tuple_segments_init)(&pl->post, b, segments, block, last, 1, 2 * pl->yc);
      pl->mid_beside = pl->mid.cycles;
      pl->post_beside = pl->post.cycles;
      tests = exchange_tests((double) b * (double) pl->n0 * (double) pl->yc
@@ -588,11 +602,21 @@ static long long half_budget(void)
    stage 2; the exchange back returns it to [r][x][w_r], `post` lays it
    [x][r][w_r] and `unslice` the slices back as rows.  A wider last slice
    has its own exchange, stage 2, mid and post (pl->wider), and the two
-   exchange plans half the budget each. */
+   exchange plans half the budget each.
+
+   Transposed, a row is [y][t], y the second dimension (n0 long, in n0's
+   blocks) and t the M complex numbers of the others: slice j is every
+   y's t = j m .. (j+1) m - 1, so that r's columns are its y.  `pre` lays
+   [x][y][j][t] as [j][x][y][t] (a transpose in tuples of m), `mid` as
+   above, and after the exchange slice j is [x][y_s][t], the n0 x b_s m
+   columns of stage 2; `unslice` lays [j][x][y_s][t] as FFTW's transposed
+   [y_s][x][j][t].  Its slices are equal: with a wider one, pre and
+   unslice would move tuples of gcd(m, m_last), as small as one complex
+   number. */
 int XM(pipeline_init_sliced)(pipeline *pl, planner *plnr, R *data, int sign,
 			     INT n0, INT block, INT row_complex, INT slices,
-			     int reversed, const pipeline_rows *stage1,
-			     MPI_Comm comm)
+			     int reversed, int transposed,
+			     const pipeline_rows *stage1, MPI_Comm comm)
 {
      INT M = row_complex / n0, m = M / slices, m_last = M - (slices - 1) * m;
      INT g = XM(tuple_gcd)(m, m_last);
@@ -607,11 +631,12 @@ int XM(pipeline_init_sliced)(pipeline *pl, planner *plnr, R *data, int sign,
      pl->rows = XM(block)(n0, block, rank);
      pl->chunks = pl->J = slices;
      pl->n0 = n0;
-     pl->back = 1;
+     pl->back = !transposed;
      pl->reversed = reversed;
      pl->sign = sign;
      pl->yc = m;
      pl->stage1 = *stage1;
+     A(!transposed || m_last == m); /* XM(pipeline_slices) */
      MPI_Comm_dup(comm, &pl->comm);
      MPI_Comm_set_errhandler(pl->comm, MPI_ERRORS_RETURN);
      AIP_Options_init(&options);
@@ -624,6 +649,8 @@ int XM(pipeline_init_sliced)(pipeline *pl, planner *plnr, R *data, int sign,
 	  w->n_pes = pl->n_pes;
 	  w->rows = pl->rows;
 	  w->n0 = n0;
+	  w->back = 1;
+	  w->reversed = reversed;
 	  w->sign = sign;
 	  w->yc = m_last;
 	  w->comm = pl->comm; /* pl's */
@@ -636,6 +663,19 @@ int XM(pipeline_init_sliced)(pipeline *pl, planner *plnr, R *data, int sign,
 	  return 0;
      }
 
+     if (transposed) {
+	  /* tuples of m complex numbers; TRANSPOSED_IN: the inverses, the
+	     output's first */
+	  INT b = pl->rows;
+	  if (!reversed) {
+	       XM(tuple_transpose_init)(&pl->pre, b * n0, slices, 2 * m);
+	       permutation_init(&pl->unslice, slices, n0, b, 2, 1, 0, 2 * m);
+	  } else {
+	       permutation_init(&pl->pre, b, n0, slices, 2, 1, 0, 2 * m);
+	       XM(tuple_transpose_init)(&pl->unslice, slices, b * n0, 2 * m);
+	  }
+	  return 1;
+     }
      /* the slices' tuples: n0 g complex numbers (a whole slice where the
 	slices are equal) */
      XM(tuple_segments_init)(&pl->pre, pl->rows, slices, m / g, m_last / g, 0,
@@ -858,36 +898,42 @@ static void queue_drain(exchange_queue *q)
 /* Uneven rows (pipeline_init_sliced): stage 1 of every row (reversed:
    last), the slices laid out, then slice j's stage 2 while j+1 travels
    forward and j-1 back; the exchange is its own inverse, so reversed
-   runs the same exchanges with stage 2 inverse between them.  Slices
-   start every `slice` reals, the last one as wide or wider. */
+   runs the same exchanges with stage 2 inverse between them.
+   Transposed, the slices travel once: TRANSPOSED_OUT's while the slice
+   before goes through stage 2, TRANSPOSED_IN's while the slice after
+   does.  Slices start every `slice` reals, the last one as wide or
+   wider. */
 static void apply_sliced(const pipeline *pl, const plan *owner,
 			 pipeline_row_fn stage1, R *data)
 {
      const pipeline *last = slice_pieces(pl, pl->J - 1);
      const INT slice = 2 * pl->rows * pl->n0 * pl->yc;
      const INT row = 2 * pl->n0 * ((pl->J - 1) * pl->yc + last->yc);
+     const int before = slices_travel_before(pl), after = slices_travel_after(pl);
      INT x, j, q;
 
      if (!pl->reversed)
 	  for (x = 0; x < pl->rows; ++x)
 	       stage1(owner, data + x * row, 0);
      XM(permute_tuples)(&pl->pre, data);
-     XM(permute_tuples)(&pl->mid, data);
-     check(pl, AIP_Plan_start(pl->exchange, data));
-     for (j = 1; j < pl->J; ++j) {
-	  const pipeline *s = slice_pieces(pl, j);
-	  permute_beside(pl, &s->mid, s->mid_beside, s->mid_tests,
-			 data + j * slice);
+     if (before) { /* the first slice travels while mid lays out the others */
+	  XM(permute_tuples)(&pl->mid, data);
+	  check(pl, AIP_Plan_start(pl->exchange, data));
+	  for (j = 1; j < pl->J; ++j) {
+	       const pipeline *s = slice_pieces(pl, j);
+	       permute_beside(pl, &s->mid, s->mid_beside, s->mid_tests,
+			      data + j * slice);
+	  }
+	  check(pl, AIP_Plan_wait(pl->exchange));
      }
-     check(pl, AIP_Plan_wait(pl->exchange));
 
      for (j = 0; j < pl->J; ++j) {
 	  const pipeline *s = slice_pieces(pl, j);
 	  R *at = data + j * slice;
 	  exchange_queue queue = { { 0, 0 }, { 0, 0 }, 0, 0, 0 };
-	  if (j + 1 < pl->J)
+	  if (before && j + 1 < pl->J)
 	       queue_push(&queue, slice_pieces(pl, j + 1), at + slice);
-	  if (j > 0)
+	  if (after && j > 0)
 	       queue_push(&queue, pl, at - slice);
 	  queue_advance(&queue);
 	  for (q = 0; q < s->cut2.pieces; ++q) {
@@ -897,13 +943,14 @@ static void apply_sliced(const pipeline *pl, const plan *owner,
 	  queue_drain(&queue);
      }
 
-     /* the last slice travels back while the others are laid as rows */
-     check(pl, AIP_Plan_start(last->exchange, data + (pl->J - 1) * slice));
-     for (j = 0; j + 1 < pl->J; ++j)
-	  permute_beside(last, &pl->post, pl->post_beside, pl->post_tests,
-			 data + j * slice);
-     check(pl, AIP_Plan_wait(last->exchange));
-     XM(permute_tuples)(&last->post, data + (pl->J - 1) * slice);
+     if (after) { /* the last slice travels while post lays out the others */
+	  check(pl, AIP_Plan_start(last->exchange, data + (pl->J - 1) * slice));
+	  for (j = 0; j + 1 < pl->J; ++j)
+	       permute_beside(last, &pl->post, pl->post_beside, pl->post_tests,
+			      data + j * slice);
+	  check(pl, AIP_Plan_wait(last->exchange));
+	  XM(permute_tuples)(&last->post, data + (pl->J - 1) * slice);
+     }
      XM(permute_tuples)(&pl->unslice, data);
      if (pl->reversed)
 	  for (x = 0; x < pl->rows; ++x)
@@ -954,10 +1001,12 @@ static void print_stage2(const pipeline *pl, printer *p)
    "(last-mM(mid...)(stage2)(post...))". */
 static void print_slice(const pipeline *pl, printer *p)
 {
-     print_permutation(&pl->mid, "mid", 0, p);
+     if (slices_travel_before(pl))
+	  print_permutation(&pl->mid, "mid", 0, p);
      if (pl->cld2)
 	  print_stage2(pl, p);
-     print_permutation(&pl->post, "post", 0, p);
+     if (slices_travel_after(pl))
+	  print_permutation(&pl->post, "post", 0, p);
 }
 
 static void print_sliced(const pipeline *pl, printer *p)
@@ -981,7 +1030,8 @@ void XM(pipeline_print)(const pipeline *pl, printer *p)
      AIP_Algorithm runs = AIP_Plan_algorithm(pl->exchange);
      size_t bytes = AIP_Plan_bytes(pl->exchange)
 	  + (pl->wider ? AIP_Plan_bytes(pl->wider->exchange) : 0);
-     p->print(p, "/k%D%s%s-%s-aux%D", pl->chunks, pl->sliced ? "-sliced" : "",
+     p->print(p, "/k%D%s%s-%s-aux%D", pl->chunks,
+	      !pl->sliced ? "" : pl->back ? "-sliced" : "-sliced-transposed",
 	      pl->reversed ? "-reversed" : "",
 	      AIP_Algorithm_name(runs), (INT) bytes);
      if (pl->sliced) {
@@ -1026,7 +1076,7 @@ static void slice_ops(const pipeline *pl, INT times, opcnt *ops)
 {
      if (pl->cld2)
 	  cut_ops(&pl->cut2, times, pl->cld2, pl->cld2_last, ops);
-     permutation_ops(&pl->mid, times, ops);
+     permutation_ops(&pl->mid, times, ops); /* none where not planned */
      permutation_ops(&pl->post, times, ops);
 }
 

@@ -67,14 +67,17 @@ typedef struct pipeline_s {
      int sliced;                 /* the rows uneven: exchanges by slices
 				    (rows = this process's, J = chunks =
 				    the slices, yc = m below) */
-     int back;                   /* the exchange back to rows (flags 0) */
+     int back;                   /* the exchange back to rows (flags 0;
+				    sliced: 0 for TRANSPOSED_OUT/IN) */
      int reversed;               /* c2r: the pipeline run backwards */
      int sign;                   /* of stage 2 */
      pipeline_rows stage1;
      tuple_permutation pre;      /* within one chunk of rows */
      tuple_permutation mid;      /* chunk-major -> slice-major */
      tuple_permutation post;     /* slice-major -> rows (back only) */
-     tuple_permutation unslice;  /* sliced: slices -> rows (pre's inverse) */
+     tuple_permutation unslice;  /* sliced: slices -> rows (pre's inverse;
+				    transposed: -> the transposed output,
+				    or reversed -> rows) */
      /* Their first cycles, clear of the chunk or slice that travels
         alone at the pipeline's end (reversed: at its start), move while
         it travels, in groups with a test after each. */
@@ -136,15 +139,18 @@ int XM(pipeline_init)(pipeline *pl, planner *plnr, R *data, int sign,
 		      INT n0, INT rows, INT row_complex, INT J, INT chunks,
 		      int back, int reversed, const pipeline_rows *stage1,
 		      MPI_Comm comm);
-/* The sliced pipeline (flags 0): stage 1 on every row whole, then the
-   exchanges of `slices` slices of the rows (n0 m complex numbers of a
-   row each, m = M / slices, M = row_complex / n0, the last the rest),
-   each with stage 2 of another slice beside it (rank-geq2-pipelined.c,
-   "Uneven rows").  As pipeline_init otherwise; stage1 must be whole. */
+/* The sliced pipeline: stage 1 on every row whole, then the exchanges
+   of `slices` slices of the rows (n0 m complex numbers of a row each, m
+   = M / slices, M = row_complex / n0, the last the rest), each with
+   stage 2 of another slice beside it (rank-geq2-pipelined.c, "Uneven
+   rows").  `transposed`: the output (reversed: the input) is FFTW's
+   transposed one, whose second dimension is n0 long in n0's blocks, and
+   the slices are equal.  As pipeline_init otherwise; stage1 must be
+   whole. */
 int XM(pipeline_init_sliced)(pipeline *pl, planner *plnr, R *data, int sign,
 			     INT n0, INT block, INT row_complex, INT slices,
-			     int reversed, const pipeline_rows *stage1,
-			     MPI_Comm comm);
+			     int reversed, int transposed,
+			     const pipeline_rows *stage1, MPI_Comm comm);
 void XM(pipeline_destroy)(pipeline *pl);
 void XM(pipeline_awake)(pipeline *pl, enum wakefulness wakefulness);
 void XM(pipeline_apply)(const pipeline *pl, const plan *owner,
@@ -168,15 +174,16 @@ typedef int (*pipeline_takes_fn)(const problem *p, INT chunks, INT *J,
 /* Whether the rows pipeline of some chunk count of PIPELINE_CHUNKS takes
    p: then the sliced one does not. */
 int XM(pipeline_rows_take)(pipeline_rows_fit_fn fits, const problem *p);
-/* The sliced pipeline's slices for p (in place and flags 0, which the
-   caller checks; sz its dimensions), for the instance of `chunks`, where
-   n0 has the same blocks in and out and no rows pipeline takes p
+/* The sliced pipeline's slices for p, for the instance of `chunks`,
+   where the caller has found every pair's blocks symmetric (rows of n0
+   in blocks `block`, on both sides or, `transposed`, with a second
+   dimension as long in the same blocks) and no rows pipeline takes p
    (fits): for M = row_complex / n0, a divisor of M near `chunks`, else
-   `chunks` slices, the last wider (rank-geq2-pipelined.c, slice_count),
-   if at least 2 and no instance before it in PIPELINE_CHUNKS has as
-   many; else 0. */
-INT XM(pipeline_slices)(pipeline_rows_fit_fn fits, const problem *p,
-			const dtensor *sz, INT row_complex, INT chunks,
+   (not transposed) `chunks` slices, the last wider
+   (rank-geq2-pipelined.c, slice_count), if at least 2 and no instance
+   before it in PIPELINE_CHUNKS has as many; else 0. */
+INT XM(pipeline_slices)(pipeline_rows_fit_fn fits, const problem *p, INT n0,
+			INT block, INT row_complex, INT chunks, int transposed,
 			MPI_Comm comm);
 /* Whether some chunk count's pipeline takes p, and
    FFTW_MPI_INPLACE_ALGORITHM forces the pipeline on comm (collective on

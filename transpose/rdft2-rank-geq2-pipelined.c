@@ -3,9 +3,9 @@
  * >= 2, distributed along the first dimension, whose global exchanges
  * overlap their local transforms: rdft2-rank-geq2.c (flags 0) and
  * rdft2-rank-geq2-transposed.c (r2c TRANSPOSED_OUT, c2r TRANSPOSED_IN) as
- * a pipeline of k chunks, or, for flags 0 where no k fits the rows (n0
- * uneven), of k slices of every row (rank-geq2-pipelined.c says how and
- * why it is correct in place).
+ * a pipeline of k chunks, or, where no k fits the rows (n0 uneven), of k
+ * slices of every row (rank-geq2-pipelined.c says how and why it is
+ * correct in place).
  *
  * Stage 1 is the r2c transform of the last rnk-1 dimensions of one row
  * at a time (its padded reals become n1 x ... x (n/2+1) complex numbers
@@ -120,16 +120,42 @@ static int rows_fit(const problem *p_, INT chunks, INT *J)
      return XM(pipeline_fits)(n0, rows, row_complex(p), *J, chunks, n_pes);
 }
 
-/* The pipeline of chunks where it takes p, else the sliced one (flags
-   0), J its slices. */
+/* Whether every pair's blocks of a slice are as large both ways, as the
+   sliced pipeline's in-place exchanges need: the rows in the same blocks
+   on both sides (flags 0), or (r2c's TRANSPOSED_OUT, c2r's
+   TRANSPOSED_IN) a complex second dimension as long as n0 in the same
+   blocks as its rows. */
+static int slices_fit(const problem_mpi_rdft2 *p)
+{
+     const ddim *d = p->sz->dims;
+     int r2c = p->kind == R2HC;
+     block_kind reals = r2c ? IB : OB, complex = r2c ? OB : IB;
+     INT n1, b1;
+     if (!(p->I == p->O && p->sz->rnk > 1 && (r2c || p->kind == HC2R)
+	   && XM(is_local_after)(1, p->sz, reals)))
+	  return 0;
+     if (p->flags == 0)
+	  return XM(is_local_after)(1, p->sz, complex)
+	       && d[0].b[complex] == d[0].b[reals];
+     n1 = complex_n1(p, complex, &b1);
+     return p->flags == (r2c ? TRANSPOSED_OUT : TRANSPOSED_IN)
+	  && XM(is_local_after)(2, p->sz, complex)
+	  && XM(num_blocks)(d[0].n, d[0].b[complex]) == 1
+	  && n1 == d[0].n && b1 == d[0].b[reals];
+}
+
+/* The pipeline of chunks where it takes p, else the sliced one, J its
+   slices. */
 static int takes(const problem *p_, INT chunks, INT *J, int *sliced)
 {
      const problem_mpi_rdft2 *p = (const problem_mpi_rdft2 *) p_;
+     block_kind reals = p->kind == R2HC ? IB : OB;
      *sliced = !rows_fit(p_, chunks, J);
      if (!*sliced)
 	  return 1;
-     *J = p->I == p->O && p->flags == 0 && (p->kind == R2HC || p->kind == HC2R)
-	  ? XM(pipeline_slices)(rows_fit, p_, p->sz, row_complex(p), chunks, p->comm)
+     *J = slices_fit(p)
+	  ? XM(pipeline_slices)(rows_fit, p_, p->sz->dims[0].n, p->sz->dims[0].b[reals],
+				row_complex(p), chunks, p->flags != 0, p->comm)
 	  : 0;
      return *J > 0;
 }
@@ -226,8 +252,8 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      }
 
      if (sliced ? !XM(pipeline_init_sliced)(&pl, plnr, I, r2c ? FFT_SIGN : -FFT_SIGN,
-					    p->sz->dims[0].n, p->sz->dims[0].b[IB],
-					    L * C, J, !r2c, &rows, p->comm)
+					    p->sz->dims[0].n, p->sz->dims[0].b[r2c ? IB : OB],
+					    L * C, J, !r2c, p->flags != 0, &rows, p->comm)
 	 : !XM(pipeline_init)(&pl, plnr, I, r2c ? FFT_SIGN : -FFT_SIGN,
 			      p->sz->dims[0].n, b, L * C, J, ego->chunks,
 			      p->flags == 0, !r2c, &rows, p->comm))

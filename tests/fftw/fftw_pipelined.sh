@@ -9,7 +9,8 @@
 # elsewhere it must not; both must verify.  c2r runs the pipeline
 # reversed (stage 1 last, its columns before its lines).  Uneven rows on
 # 3 and 5 ranks (MPICH: 2) must take the sliced pipeline where n0 divides
-# a row into at least 2 slices.  Then the chunk
+# a row into at least 2 slices (transposed: where n1 = n0 and the slices
+# are equal).  Then the chunk
 # counts (the estimate takes the most that fit), MEASURE, forced and not
 # (on one node the pipeline must not compete), a budget small enough that
 # rows run in pieces, and a NAME-pipelined that names no symmetric
@@ -45,11 +46,12 @@ ibr16x12x10      2,4     c2r, 1 row a chunk on 4 ranks: columns, then lines
 ibr30x42x50      3       c2r, 30 rows
 '
 
-# Uneven rows (flags 0, no chunk count fits): the sliced pipeline, which
-# cuts each row's n0 M complex numbers into slices of n0 m and exchanges
-# them by in-place Alltoallv plans, must take them where n0 divides a row
-# (the "s" ranks): k slices of M / k, the last wider where no divisor of M
-# is near k.
+# Uneven rows (no chunk count fits): the sliced pipeline, which cuts each
+# row's n0 M complex numbers into slices of n0 m and exchanges them by
+# in-place Alltoallv plans, must take them where n0 divides a row (the
+# "s" ranks): k slices of M / k, the last wider where no divisor of M is
+# near k.  Transposed output or input: where the second dimension is as
+# long as n0, and M has a divisor near k.
 uneven='
 icf25x20x10      2s,3s,5   c2c: 13 + 12, 9 + 9 + 7 rows, M = 8; 5 chunks on 5
 ir25x30x8        2s,3s,5   r2c: M = 6
@@ -65,7 +67,14 @@ ibr25x25x72      2s,3s,5   c2r, the same, reversed
 icf25x25x37      2s,3s,5   c2c: M = 37
 ir6x6x36         2s,3,5s   M = 19: 3 slices of 4, the last 7; 2 + 2 + 2 + 0 + 0 rows on 5
 icf25x50         2s,3s,5   2D c2c: M = 2
-ir]25x30x8       5         r2c, transposed output: never sliced
+icf]25x25x8      2s,3s,5   c2c, transposed output: a second dimension as long as n0, in its blocks
+icf[25x25x10     2s,3s,5   c2c, transposed input (to FFTW, transposed output of the dimensions swapped)
+ir]25x25x16      2s,3s,5   r2c, transposed output: M = 9 slices of one complex number
+ibr[25x25x16     2s,3s,5   c2r, transposed input: the sliced pipeline reversed
+ir]25x25x4x6     2s,3s,5   4D r2c, transposed output: M = 16
+icf]6x6x4        2s,3,5s   transposed output: 2 + 2 + 2 + 0 + 0 rows on 5
+ibr[6x6x36       3         M = 19, prime: the transposed slices must be equal (chunks on 3)
+ir]25x30x8       5         r2c, transposed output, n1 not n0: never sliced
 icf25x12x7       -         a row, 84, no multiple of 25
 '
 
