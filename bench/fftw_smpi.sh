@@ -44,6 +44,9 @@
 #          collide on the fat tree's D-mod-K routes: fftw_smpi.sh --routes)
 #   CASES ["2:512 16:1024 64:1600 128:2048 256:2560 1024:4096"]  ranks:N for N^3
 #   VARIANTS [stock mpich lsa hsa sa auto dor]
+#   TRANSPOSED [0]  1: FFTW_MPI_TRANSPOSED_OUT (mpi-bench's ir]), one
+#          exchange, the output distributed along N1; its rows are cached
+#          like the others', so give it an OUT of its own
 #   SAMPLE [16], SAMPLE_FROM [1024]  cases of SAMPLE_FROM ranks or more are
 #          sampled: each exchange runs its first and last SAMPLE steps and
 #          one step in each SAMPLE between them, and the ranks' mean time of
@@ -135,6 +138,8 @@ CASES=${CASES:-2:512 16:1024 64:1600 128:2048 256:2560 1024:4096}
 VARIANTS_ORDER="stock mpich lsa hsa hsa-pipelined sa auto dor"
 VARIANTS=${VARIANTS:-stock mpich lsa hsa sa auto dor}
 PRECISION=${PRECISION:-1e-6}
+transposed=""
+[ "${TRANSPOSED:-0}" = 1 ] && transposed=--transposed
 SAMPLE=${SAMPLE:-16}
 SAMPLE_FROM=${SAMPLE_FROM:-1024}
 SAMPLE_WHOLE=${SAMPLE_WHOLE-}
@@ -224,7 +229,7 @@ simulate() {
     nodes=$(($(tail -n 1 "$hostfile" | cut -d- -f2) + 1))
     echo "=== $platform, $np ranks, ${n}^3, $variant, sampled 1/$stride" >> "$OUT/fftw_smpi.log"
     started=$(date +%s)
-    # shellcheck disable=SC2086 # oop and SMPI_CFG are word lists
+    # shellcheck disable=SC2086 # oop, transposed and SMPI_CFG are word lists
     rowfile=$build/row.$$.${platform}_${np}_$variant
     if FFTW_SMPI_PLATFORM=${platform%-spread} FFTW_SMPI_NODES=$nodes FFTW_MPI_INPLACE_ALGORITHM=$algorithm \
         TMPDIR=$build timeout "$TIME_LIMIT" smpirun -np "$np" -platform "$build/platforms.so" \
@@ -236,7 +241,7 @@ simulate() {
             --cfg=smpi/coll-selector:mpich --cfg=smpi/shared-malloc-blocksize:$((64 << 20)) \
             --cfg=surf/precision:"$PRECISION" \
             --cfg=smpi/display-timing:1 --log=root.thresh:warning --log=smpi_utils.thresh:info \
-            ${SMPI_CFG:-} -s "${n}x${n}x${n}" $oop --label "$variant" --sample "$stride" "$@" \
+            ${SMPI_CFG:-} -s "${n}x${n}x${n}" $oop $transposed --label "$variant" --sample "$stride" "$@" \
             > "$rowfile" 2>> "$OUT/fftw_smpi.log"; then
         row=$(grep -v '^#' "$rowfile" | tail -n 1)
     else
@@ -293,7 +298,7 @@ run_case() {
 }
 
 header() {
-    echo "# fftw_smpi: in-place ir transforms (dor: out of place), simulated seconds, slowest rank"
+    echo "# fftw_smpi: in-place ir${transposed:+]} transforms (dor: out of place), simulated seconds, slowest rank"
     echo "# columns: platform variant ranks n total exchange local_fft local_transpose copies" \
          "calibration_s slowdown error transposes real_s sampled"
     echo "# sampled k: each exchange ran its first and last k steps and one in each k between," \

@@ -5,12 +5,16 @@
  * ours through liballtoall_inplace), and the local work charged as
  * sim_charge.h describes.
  *
- *   smpirun ... fftw_sim -s N0xN1xN2 [--oop] [--model | --model-here] [--fold]
- *                        [--calibration FILE] [--sample K] [--label NAME] [--print-plan]
+ *   smpirun ... fftw_sim -s N0xN1xN2 [--oop] [--transposed] [--model | --model-here]
+ *                        [--fold] [--calibration FILE] [--sample K] [--label NAME]
+ *                        [--print-plan]
  *
  *   -s            the transform (N0 and N1 need not divide by the ranks)
  *   --oop         out of place, destroying the input (mpi-bench's dor);
  *                 default in place (ir)
+ *   --transposed  FFTW_MPI_TRANSPOSED_OUT (mpi-bench's ir]): one exchange,
+ *                 the output N1 x N0 x (N2/2+1) distributed along N1;
+ *                 under a model only (the check reads the output untransposed)
  *   --model       charge the local work: the measured time of each
  *                 sub-plan (rank 0's, or its kind's first rank's), scaled to the simulated core by the ratio of this
  *                 machine's copy bandwidth to the core's (the host property
@@ -52,7 +56,7 @@
 
 typedef struct options {
     ptrdiff_t n[3];
-    int out_of_place, fold, sample, print_plan;
+    int out_of_place, transposed, fold, sample, print_plan;
     enum { RUN, MODEL, MODEL_HERE } model;
     const char *label, *calibration;
 } options;
@@ -71,6 +75,8 @@ static int parse(int argc, char **argv, options *opt)
             opt->n[0] = a, opt->n[1] = b, opt->n[2] = c, i++;
         else if (!strcmp(argv[i], "--oop"))
             opt->out_of_place = 1;
+        else if (!strcmp(argv[i], "--transposed"))
+            opt->transposed = 1;
         else if (!strcmp(argv[i], "--fold"))
             opt->fold = 1;
         else if (!strcmp(argv[i], "--model"))
@@ -159,9 +165,16 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (!parse(argc, argv, &opt)) {
         if (rank == 0)
-            fprintf(stderr, "usage: fftw_sim -s N0xN1xN2 [--oop] [--model | --model-here] "
+            fprintf(stderr, "usage: fftw_sim -s N0xN1xN2 [--oop] [--transposed] "
+                            "[--model | --model-here] "
                             "[--fold] [--calibration FILE] [--sample K] [--label NAME] "
                             "[--print-plan]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    if (opt.transposed && opt.model == RUN) {
+        if (rank == 0)
+            fprintf(stderr, "fftw_sim: --transposed needs --model or --model-here\n");
         MPI_Finalize();
         return 2;
     }
@@ -185,15 +198,19 @@ int main(int argc, char **argv)
     charge_install(opt.model != RUN ? CHARGE_MODEL : CHARGE_RUN, core, fold);
     charge_sample(opt.sample);
 
-    ptrdiff_t *n = opt.n, nc = n[2] / 2 + 1, local_n0, x0;
-    ptrdiff_t alloc = fftw_mpi_local_size_3d(n[0], n[1], nc, MPI_COMM_WORLD, &local_n0, &x0);
+    ptrdiff_t *n = opt.n, nc = n[2] / 2 + 1, local_n0, x0, local_n1, y0;
+    ptrdiff_t alloc = opt.transposed
+        ? fftw_mpi_local_size_3d_transposed(n[0], n[1], nc, MPI_COMM_WORLD, &local_n0, &x0,
+                                            &local_n1, &y0)
+        : fftw_mpi_local_size_3d(n[0], n[1], nc, MPI_COMM_WORLD, &local_n0, &x0);
     size_t bytes = 2 * (size_t)alloc * sizeof(double);
     double *in = array(bytes, fold);
     double *out = opt.out_of_place ? array(bytes, fold) : in;
     charge_array(in, bytes / sizeof(double));
     fftw_plan plan = fftw_mpi_plan_dft_r2c_3d(
         n[0], n[1], n[2], in, (fftw_complex *)out, MPI_COMM_WORLD,
-        FFTW_ESTIMATE | (opt.out_of_place ? FFTW_DESTROY_INPUT : 0));
+        FFTW_ESTIMATE | (opt.out_of_place ? FFTW_DESTROY_INPUT : 0)
+            | (opt.transposed ? FFTW_MPI_TRANSPOSED_OUT : 0));
     if (!plan) {
         fprintf(stderr, "fftw_sim: FFTW made no plan\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
