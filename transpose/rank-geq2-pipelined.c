@@ -107,6 +107,16 @@
  * slice is wider, m + M mod k, with its own exchange plan, stage 2 and
  * permutations (pipeline->wider); the two plans, never in flight
  * together, take half the budget each.
+ *
+ * Uneven rows with transposed output (TRANSPOSED_OUT; TRANSPOSED_IN
+ * reversed) are sliced the same way where the second dimension is as
+ * long as n0, in the same blocks, as a cube's is: r's block of y is then
+ * as long as its rows, so slice j, every y's columns j m .. (j+1) m - 1
+ * of its M, has blocks b_s x b_r m both ways.  The slices travel once,
+ * each beside the stage 2 of the slice before (reversed: after), and
+ * `unslice` lays them out as FFTW's [y][x][M].  Its slices are equal (a
+ * divisor of M near k): with a wider last one, pre and unslice would move
+ * tuples of gcd(m, m_last) complex numbers, one where M is prime.
  */
 
 #include "mpi-dft.h"
