@@ -194,7 +194,7 @@ build_all() {
         -Wl,--wrap=memcpy,--wrap=memmove \
         -Wl,--wrap=fftw_mpi_permute_tuples,--wrap=fftw_mpi_permute_tuple_cycles \
         -Wl,--wrap=fftw_mpi_tuple_permutation_init,--wrap=fftw_mpi_tuple_transpose_init \
-        -Wl,--wrap=fftw_mpi_tuple_segments_init
+        -Wl,--wrap=fftw_mpi_tuple_segments_init,--wrap=fftw_mpi_tuple_compose_init
     mv "$build/fftw_sim.$$" "$build/fftw_sim"
     g++ -O2 -std=c++17 -shared -fPIC "$top/bench/smpi/platforms.cpp" \
         -o "$build/platforms.so.$$" -lsimgrid

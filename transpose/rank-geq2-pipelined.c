@@ -137,21 +137,32 @@ static void permutation_init(tuple_permutation *t, INT n0, INT n1, INT n2,
      XM(tuple_permutation_init)(t, 3, n, order, tuple);
 }
 
+/* A permutation's shape: "8x128x8-210", "86x3-86-84" (rows x segments,
+   their sizes), two composed "225x5-10-then-9x3-9-7". */
+static void print_shape(const tuple_permutation *t, printer *p)
+{
+     if (t->m == -1) {
+	  print_shape(&t->parts[0], p);
+	  p->print(p, "-then-");
+	  print_shape(&t->parts[1], p);
+     } else if (t->m == 0)
+	  p->print(p, "%Dx%D-%D-%D", t->segments.rows, t->segments.count,
+		   t->segments.width, t->segments.last);
+     else if (t->m == 2)
+	  p->print(p, "%Dx%D-%d%d", t->n[0], t->n[1], t->order[0], t->order[1]);
+     else
+	  p->print(p, "%Dx%Dx%D-%d%d%d", t->n[0], t->n[1], t->n[2],
+		   t->order[0], t->order[1], t->order[2]);
+}
+
 /* "(mid-8x128x8-210-x8200-beside2688)": `beside` of its cycles move
    while an exchange travels. */
 static void print_permutation(const tuple_permutation *t, const char *name,
 			      INT beside, printer *p)
 {
-     if (t->m == 0) /* "(mid-86x3-86-84-x64)": rows x segments, their sizes */
-	  p->print(p, "(%s-%Dx%D-%D-%D-x%D", name, t->segments.rows,
-		   t->segments.count, t->segments.width, t->segments.last,
-		   t->tuple);
-     else if (t->m == 2)
-	  p->print(p, "(%s-%Dx%D-%d%d-x%D", name, t->n[0], t->n[1],
-		   t->order[0], t->order[1], t->tuple);
-     else
-	  p->print(p, "(%s-%Dx%Dx%D-%d%d%d-x%D", name, t->n[0], t->n[1], t->n[2],
-		   t->order[0], t->order[1], t->order[2], t->tuple);
+     p->print(p, "(%s-", name);
+     print_shape(t, p);
+     p->print(p, "-x%D", t->tuple);
      if (beside > 0)
 	  p->print(p, "-beside%D", beside);
      p->print(p, ")");
@@ -617,10 +628,10 @@ static long long half_budget(void)
    Transposed, a row is [y][t], y the second dimension (n0 long, in n0's
    blocks) and t the M complex numbers of the others: slice j is every
    y's t = j m .. (j+1) m - 1, so that r's columns are its y.  `pre` lays
-   [x][y][j][t] as [j][x][y][t] (a transpose in tuples of m), `mid` as
-   above, and after the exchange slice j is [x][y_s][t], the n0 x b_s m
-   columns of stage 2; `unslice` lays [j][x][y_s][t] as FFTW's transposed
-   [y_s][x][j][t].  Its slices are equal: with a wider one, pre and
+   [x][y][j][t] as [j][x][y][t] (a transpose in tuples of m) and `mid`
+   each slice as above, in one pass; after the exchange slice j is
+   [x][y_s][t], the n0 x b_s m columns of stage 2; `unslice` lays
+   [j][x][y_s][t] as FFTW's transposed [y_s][x][j][t].  Its slices are equal: with a wider one, pre and
    unslice would move tuples of gcd(m, m_last), as small as one complex
    number. */
 int XM(pipeline_init_sliced)(pipeline *pl, planner *plnr, R *data, int sign,
@@ -674,16 +685,30 @@ int XM(pipeline_init_sliced)(pipeline *pl, planner *plnr, R *data, int sign,
      }
 
      if (transposed) {
-	  /* tuples of m complex numbers; TRANSPOSED_IN: the inverses, the
-	     output's first */
-	  INT b = pl->rows;
+	  /* tuples of m complex numbers, a slice b n0 of them; TRANSPOSED_IN:
+	     the inverses, the output's first.  pre and mid (reversed: post
+	     and unslice) in one pass, whose cycles clear of the slice that
+	     travels beside it (the first; reversed: the last) move while it
+	     does. */
+	  INT b = pl->rows, span = b * n0;
+	  tuple_permutation rows_to_slices;
 	  if (!reversed) {
-	       XM(tuple_transpose_init)(&pl->pre, b * n0, slices, 2 * m);
+	       XM(tuple_transpose_init)(&rows_to_slices, span, slices, 2 * m);
+	       XM(tuple_compose_init)(&pl->pre, &rows_to_slices, &pl->mid, span);
 	       permutation_init(&pl->unslice, slices, n0, b, 2, 1, 0, 2 * m);
+	       pl->lay_beside = XM(tuple_permutation_defer)(&pl->pre, 0, span);
 	  } else {
 	       permutation_init(&pl->pre, b, n0, slices, 2, 1, 0, 2 * m);
-	       XM(tuple_transpose_init)(&pl->unslice, slices, b * n0, 2 * m);
+	       XM(tuple_transpose_init)(&rows_to_slices, slices, span, 2 * m);
+	       XM(tuple_compose_init)(&pl->unslice, &pl->post, &rows_to_slices, span);
+	       pl->lay_beside = XM(tuple_permutation_defer)(&pl->unslice,
+							    (slices - 1) * span,
+							    slices * span);
 	  }
+	  XM(tuple_permutation_free)(&rows_to_slices);
+	  pl->lay_tests = X(imin)(pl->lay_beside,
+				  exchange_tests((double) span * (double) m
+						 * 2.0 * sizeof(R), pl->n_pes));
 	  return 1;
      }
      /* the slices' tuples: n0 g complex numbers (a whole slice where the
@@ -925,8 +950,16 @@ static void apply_sliced(const pipeline *pl, const plan *owner,
      if (!pl->reversed)
 	  for (x = 0; x < pl->rows; ++x)
 	       stage1(owner, data + x * row, 0);
-     XM(permute_tuples)(&pl->pre, data);
-     if (before) { /* the first slice travels while mid lays out the others */
+     if (!pl->back && !pl->reversed) {
+	  /* TRANSPOSED_OUT: the first slice travels while pre (with mid)
+	     moves the cycles clear of it */
+	  permute_held(&pl->pre, pl->lay_beside, data);
+	  check(pl, AIP_Plan_start(pl->exchange, data));
+	  permute_beside(pl, &pl->pre, pl->lay_beside, pl->lay_tests, data);
+	  check(pl, AIP_Plan_wait(pl->exchange));
+     } else
+	  XM(permute_tuples)(&pl->pre, data);
+     if (pl->back) { /* the first slice travels while mid lays out the others */
 	  XM(permute_tuples)(&pl->mid, data);
 	  check(pl, AIP_Plan_start(pl->exchange, data));
 	  for (j = 1; j < pl->J; ++j) {
@@ -953,15 +986,23 @@ static void apply_sliced(const pipeline *pl, const plan *owner,
 	  queue_drain(&queue);
      }
 
-     if (after) { /* the last slice travels while post lays out the others */
+     if (pl->back) { /* the last slice travels while post lays out the others */
 	  check(pl, AIP_Plan_start(last->exchange, data + (pl->J - 1) * slice));
 	  for (j = 0; j + 1 < pl->J; ++j)
 	       permute_beside(last, &pl->post, pl->post_beside, pl->post_tests,
 			      data + j * slice);
 	  check(pl, AIP_Plan_wait(last->exchange));
 	  XM(permute_tuples)(&last->post, data + (pl->J - 1) * slice);
-     }
-     XM(permute_tuples)(&pl->unslice, data);
+	  XM(permute_tuples)(&pl->unslice, data);
+     } else if (pl->reversed) {
+	  /* TRANSPOSED_IN: the last slice travels while unslice (with post)
+	     moves the cycles clear of it */
+	  check(pl, AIP_Plan_start(pl->exchange, data + (pl->J - 1) * slice));
+	  permute_beside(pl, &pl->unslice, pl->lay_beside, pl->lay_tests, data);
+	  check(pl, AIP_Plan_wait(pl->exchange));
+	  permute_held(&pl->unslice, pl->lay_beside, data);
+     } else
+	  XM(permute_tuples)(&pl->unslice, data);
      if (pl->reversed)
 	  for (x = 0; x < pl->rows; ++x)
 	       stage1(owner, data + x * row, 0);
@@ -1011,11 +1052,11 @@ static void print_stage2(const pipeline *pl, printer *p)
    "(last-mM(mid...)(stage2)(post...))". */
 static void print_slice(const pipeline *pl, printer *p)
 {
-     if (slices_travel_before(pl))
+     if (pl->back) /* transposed: in pre or unslice */
 	  print_permutation(&pl->mid, "mid", 0, p);
      if (pl->cld2)
 	  print_stage2(pl, p);
-     if (slices_travel_after(pl))
+     if (pl->back)
 	  print_permutation(&pl->post, "post", 0, p);
 }
 
@@ -1023,14 +1064,16 @@ static void print_sliced(const pipeline *pl, printer *p)
 {
      if (!pl->reversed)
 	  print_stage1(&pl->stage1, p);
-     print_permutation(&pl->pre, "pre", 0, p);
+     print_permutation(&pl->pre, "pre",
+		       pl->back || pl->reversed ? 0 : pl->lay_beside, p);
      print_slice(pl, p);
      if (pl->wider) {
 	  p->print(p, "(last-m%D", pl->wider->yc);
 	  print_slice(pl->wider, p);
 	  p->print(p, ")");
      }
-     print_permutation(&pl->unslice, "unslice", 0, p);
+     print_permutation(&pl->unslice, "unslice",
+		       pl->back || !pl->reversed ? 0 : pl->lay_beside, p);
      if (pl->reversed)
 	  print_stage1(&pl->stage1, p);
 }
@@ -1086,8 +1129,10 @@ static void slice_ops(const pipeline *pl, INT times, opcnt *ops)
 {
      if (pl->cld2)
 	  cut_ops(&pl->cut2, times, pl->cld2, pl->cld2_last, ops);
-     permutation_ops(&pl->mid, times, ops); /* none where not planned */
-     permutation_ops(&pl->post, times, ops);
+     if (pl->back) { /* transposed: in pre or unslice */
+	  permutation_ops(&pl->mid, times, ops);
+	  permutation_ops(&pl->post, times, ops);
+     }
 }
 
 void XM(pipeline_ops)(const pipeline *pl, int preference, opcnt *ops)

@@ -82,6 +82,9 @@ typedef struct pipeline_s {
         alone at the pipeline's end (reversed: at its start), move while
         it travels, in groups with a test after each. */
      INT mid_beside, post_beside, mid_tests, post_tests;
+     /* Sliced, transposed: pre, with mid in it (reversed: unslice, with
+        post), beside the first slice's exchange (reversed: the last's). */
+     INT lay_beside, lay_tests;
      pipeline_cut cut2;          /* stage 2 of one slice, in pieces */
      plan *cld2, *cld2_last;     /* stage 2: DFTs along n0 (one piece; the
 				    last piece, where it is wider) */

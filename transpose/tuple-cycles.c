@@ -58,11 +58,26 @@ static INT segments_source(const tuple_permutation *t, INT y)
      return row_start(t, i, j) + k;
 }
 
+static INT items(const tuple_permutation *t);
+static INT source(const tuple_permutation *t, INT y);
+
+/* source() of a part of a composed permutation, which permutes the whole
+   array or each block of `span` tuples alike. */
+static INT part_source(const tuple_permutation *part, INT span, INT y)
+{
+     if (items(part) == span && span > 0)
+	  return y - y % span + source(part, y % span);
+     return source(part, y);
+}
+
 /* The source position of the tuple that lands at position y. */
 static INT source(const tuple_permutation *t, INT y)
 {
      INT index[3], x = 0;
      int a;
+     if (t->m == -1) /* where the second part found it, the first had put it */
+	  return part_source(&t->parts[0], t->span,
+			     part_source(&t->parts[1], t->span, y));
      if (t->m == 0)
 	  return segments_source(t, y);
      for (a = t->m - 1; a >= 0; --a) {
@@ -79,6 +94,8 @@ static INT items(const tuple_permutation *t)
 {
      INT n = 1;
      int a;
+     if (t->m == -1)
+	  return X(imax)(items(&t->parts[0]), items(&t->parts[1]));
      if (t->m == 0)
 	  return t->segments.rows
 	       * ((t->segments.count - 1) * t->segments.width + t->segments.last);
@@ -156,10 +173,34 @@ void XM(tuple_segments_init)(tuple_permutation *t, INT rows, INT count,
      find_cycles(t);
 }
 
+void XM(tuple_compose_init)(tuple_permutation *t, const tuple_permutation *first,
+			    const tuple_permutation *second, INT span)
+{
+     int k;
+     A(first->m >= 0 && second->m >= 0 && first->tuple == second->tuple);
+     t->m = -1;
+     t->span = span;
+     t->tuple = first->tuple;
+     t->parts = (tuple_permutation *) MALLOC(2 * sizeof *t->parts, PLANS);
+     t->parts[0] = *first;
+     t->parts[1] = *second;
+     for (k = 0; k < 2; ++k) {
+	  t->parts[k].leaders = 0;
+	  t->parts[k].cycles = 0;
+     }
+     A(items(&t->parts[0]) == span || items(&t->parts[1]) == span
+       || items(t) == 0);
+     find_cycles(t);
+}
+
 void XM(tuple_permutation_free)(tuple_permutation *t)
 {
      X(ifree0)(t->leaders);
      t->leaders = 0;
+     if (t->m == -1) {
+	  X(ifree0)(t->parts);
+	  t->parts = 0;
+     }
 }
 
 /* Whether the cycle through x has a tuple in [lo, hi). */

@@ -13,9 +13,10 @@
 
 /* An n[0] x ... x n[m-1] array of tuples (m <= 3, row-major) laid out with
    its dimensions in the order order[0], ..., order[m-1]; or (m == 0) rows
-   cut into segments of two sizes, laid segment-major or back (below).  And
-   one item of each cycle of that permutation (fixed points left out). */
-typedef struct {
+   cut into segments of two sizes, laid segment-major or back (below); or
+   (m == -1) two of those, one after the other, in one pass.  And one item
+   of each cycle of that permutation (fixed points left out). */
+typedef struct tuple_permutation_s {
      int m;
      INT n[3];
      int order[3];
@@ -23,6 +24,10 @@ typedef struct {
 	  INT rows, count, width, last; /* tuples: all `width` but the last */
 	  int to_rows; /* 0: row-major -> segment-major, 1: back */
      } segments; /* m == 0 */
+     struct tuple_permutation_s *parts; /* m == -1: the first applied,
+					   then the second (their shapes) */
+     INT span;           /* m == -1: one part permutes each block of
+			    `span` tuples alike, the other the whole array */
      INT tuple;          /* reals */
      INT *leaders, cycles;
 } tuple_permutation;
@@ -39,6 +44,12 @@ void XM(tuple_transpose_init)(tuple_permutation *t, INT rows, INT cols,
    rows' second ones, ...), or back where to_rows. */
 void XM(tuple_segments_init)(tuple_permutation *t, INT rows, INT count,
 			     INT width, INT last, int to_rows, INT tuple);
+/* `first`, then `second`, as one permutation: each tuple moves once, not
+   twice.  One of them permutes a block of `span` tuples, and applies to
+   each block of the other's array alike; neither is composed, and both
+   have t's tuple.  Only their shapes are kept. */
+void XM(tuple_compose_init)(tuple_permutation *t, const tuple_permutation *first,
+			    const tuple_permutation *second, INT span);
 void XM(tuple_permutation_free)(tuple_permutation *t);
 /* Applies it in place, TUPLE_CHUNK reals of the tuples at a time. */
 void XM(permute_tuples)(const tuple_permutation *t, R *a);

@@ -165,31 +165,44 @@ static void run_permutation(void *arg)
 
 static int cache_lookup(const char *file, const char *key, double *value);
 
+/* A permutation's shape, as words. */
+static int shape_text(const tuple_permutation *t, char *text, size_t size)
+{
+    if (t->m == -1) {
+        int len = shape_text(&t->parts[0], text, size);
+        len += snprintf(text + len, size - (size_t)len, ", then ");
+        len += shape_text(&t->parts[1], text + len, size - (size_t)len);
+        return len + snprintf(text + len, size - (size_t)len, ", in blocks of %td",
+                              (ptrdiff_t)t->span);
+    }
+    if (t->m == 0)
+        return snprintf(text, size, "%td rows of %td segments of %td, the last %td, %s",
+                        (ptrdiff_t)t->segments.rows, (ptrdiff_t)t->segments.count,
+                        (ptrdiff_t)t->segments.width, (ptrdiff_t)t->segments.last,
+                        t->segments.to_rows ? "to rows" : "to segments");
+    int len = 0;
+    for (int a = 0; a < t->m; a++)
+        len += snprintf(text + len, size - (size_t)len, "%s%td", a ? " x " : "",
+                        (ptrdiff_t)t->n[a]);
+    len += snprintf(text + len, size - (size_t)len, ", laid out as dimensions");
+    for (int a = 0; a < t->m; a++)
+        len += snprintf(text + len, size - (size_t)len, " %d", t->order[a]);
+    return len;
+}
+
 /* The calibration file's key of a permutation: its shape. */
+enum { KEY = 512 };
 static void permutation_key(const tuple_permutation *t, char *key, size_t size)
 {
     int len = snprintf(key, size, "permutation of tuples of %td reals: ", (ptrdiff_t)t->tuple);
-    if (t->m == 0) {
-        snprintf(key + len, size - (size_t)len,
-                 "%td rows of %td segments of %td, the last %td, %s",
-                 (ptrdiff_t)t->segments.rows, (ptrdiff_t)t->segments.count,
-                 (ptrdiff_t)t->segments.width, (ptrdiff_t)t->segments.last,
-                 t->segments.to_rows ? "to rows" : "to segments");
-        return;
-    }
-    for (int a = 0; a < t->m; a++)
-        len += snprintf(key + len, size - (size_t)len, "%s%td", a ? " x " : "",
-                        (ptrdiff_t)t->n[a]);
-    len += snprintf(key + len, size - (size_t)len, ", laid out as dimensions");
-    for (int a = 0; a < t->m; a++)
-        len += snprintf(key + len, size - (size_t)len, " %d", t->order[a]);
+    shape_text(t, key + len, size - (size_t)len);
 }
 
 /* Seconds per real that t's cycles move, on the calibration file's scale
    (negative: no memory to time it in). */
 static double permutation_rate(const tuple_permutation *t)
 {
-    char key[256];
+    char key[KEY];
     permutation_key(t, key, sizeof key);
     double seconds;
     if (!cache_lookup(calibration_file, key, &seconds)) {
@@ -265,6 +278,8 @@ void __real_fftw_mpi_tuple_permutation_init(tuple_permutation *t, int m, const I
 void __real_fftw_mpi_tuple_transpose_init(tuple_permutation *t, INT rows, INT cols, INT tuple);
 void __real_fftw_mpi_tuple_segments_init(tuple_permutation *t, INT rows, INT count, INT width,
                                          INT last, int to_rows, INT tuple);
+void __real_fftw_mpi_tuple_compose_init(tuple_permutation *t, const tuple_permutation *first,
+                                        const tuple_permutation *second, INT span);
 
 enum { SHAPES = 64 };
 static tuple_permutation shapes[SHAPES];
@@ -272,7 +287,7 @@ static int shape_count;
 
 static void remember_shape(const tuple_permutation *t)
 {
-    char key[256], known[256];
+    char key[KEY], known[KEY];
     permutation_key(t, key, sizeof key);
     for (int k = 0; k < shape_count; k++) {
         permutation_key(&shapes[k], known, sizeof known);
@@ -280,8 +295,17 @@ static void remember_shape(const tuple_permutation *t)
             return;
     }
     if (shape_count < SHAPES) {
-        shapes[shape_count] = *t;
-        shapes[shape_count++].leaders = 0;
+        tuple_permutation *kept = &shapes[shape_count++];
+        *kept = *t;
+        kept->leaders = 0;
+        if (t->m == -1) { /* its parts' shapes, its own copy */
+            kept->parts = malloc(2 * sizeof *kept->parts);
+            if (!kept->parts) {
+                shape_count--;
+                return;
+            }
+            memcpy(kept->parts, t->parts, 2 * sizeof *kept->parts);
+        }
     }
 }
 
@@ -305,12 +329,22 @@ void __wrap_fftw_mpi_tuple_segments_init(tuple_permutation *t, INT rows, INT cou
     remember_shape(t);
 }
 
+void __wrap_fftw_mpi_tuple_compose_init(tuple_permutation *t, const tuple_permutation *first,
+                                        const tuple_permutation *second, INT span)
+{
+    __real_fftw_mpi_tuple_compose_init(t, first, second, span);
+    remember_shape(t);
+}
+
 /* Times each shape remembered that the calibration file lacks. */
 static void time_planned_permutations(void)
 {
     for (int k = 0; k < shape_count; k++) {
         tuple_permutation t = shapes[k];
-        if (t.m == 0)
+        if (t.m == -1)
+            __real_fftw_mpi_tuple_compose_init(&t, &shapes[k].parts[0], &shapes[k].parts[1],
+                                               t.span);
+        else if (t.m == 0)
             __real_fftw_mpi_tuple_segments_init(&t, t.segments.rows, t.segments.count,
                                                 t.segments.width, t.segments.last,
                                                 t.segments.to_rows, t.tuple);
