@@ -14,6 +14,9 @@
  *                               ratio, and the time of a walk of its
  *                               cycles that moves no data (its index
  *                               arithmetic: source() of every tuple)
+ *
+ * Where tuple-cycles.h composes permutations (TUPLE_COMPOSE), the
+ * transposed slices' pre and mid, apart and in one pass, too.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +102,28 @@ static void reorder(const char *name, INT n0, INT n1, INT n2, int o0, int o1, in
     time_one(name, &t, repeats);
 }
 
+#ifdef TUPLE_COMPOSE
+/* The transposed slices' pre and mid (rank-geq2-pipelined.c): rows x n0
+   tuples of m complex numbers per slice, `slices` of them, each slice's y
+   in `count` blocks of `width` (the last `last`); apart (pre, then mid
+   of one slice: the transform runs it `slices` times) and in one pass. */
+static void transposed_slices(const char *name, INT rows, INT n0, INT slices, INT count,
+                              INT width, INT last, INT tuple, int repeats)
+{
+    char label[64];
+    tuple_permutation pre, mid, fused;
+    XM(tuple_transpose_init)(&pre, rows * n0, slices, tuple);
+    XM(tuple_segments_init)(&mid, rows, count, width, last, 0, tuple);
+    XM(tuple_compose_init)(&fused, &pre, &mid, rows * n0);
+    snprintf(label, sizeof label, "%s-pre", name);
+    time_one(label, &pre, repeats);
+    snprintf(label, sizeof label, "%s-mid", name);
+    time_one(label, &mid, repeats);
+    snprintf(label, sizeof label, "%s-both", name);
+    time_one(label, &fused, repeats);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     int repeats = argc > 1 ? atoi(argv[1]) : 5;
@@ -127,5 +152,12 @@ int main(int argc, char **argv)
     /* a wider last slice: 512^3 on 24, 22 rows, M = 257, 7 x 32 + 33 */
     segments("512/24-pre", 22, 8, 32, 33, 2 * 512, repeats);
     segments("512/24-mid", 22, 24, 22, 6, 2 * 32, repeats);
+#ifdef TUPLE_COMPOSE
+    /* transposed output, sliced: 2048^3 on 96 (M = 1025, 5 slices of 205),
+       1664^3 on 128 (M = 833, 7 of 119), 1008^3 on 16 (M = 505, 5 of 101) */
+    transposed_slices("2048/96-t", 22, 2048, 5, 94, 22, 2, 2 * 205, repeats);
+    transposed_slices("1664/128-t", 13, 1664, 7, 128, 13, 13, 2 * 119, repeats);
+    transposed_slices("1008/16-t", 63, 1008, 5, 16, 63, 63, 2 * 101, repeats);
+#endif
     return 0;
 }

@@ -50,6 +50,7 @@ void XM(tuple_segments_init)(tuple_permutation *t, INT rows, INT count,
    have t's tuple.  Only their shapes are kept. */
 void XM(tuple_compose_init)(tuple_permutation *t, const tuple_permutation *first,
 			    const tuple_permutation *second, INT span);
+#define TUPLE_COMPOSE 1 /* for bench/permute_tuples.c, built against older revisions */
 void XM(tuple_permutation_free)(tuple_permutation *t);
 /* Applies it in place, TUPLE_CHUNK reals of the tuples at a time. */
 void XM(permute_tuples)(const tuple_permutation *t, R *a);
