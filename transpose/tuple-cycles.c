@@ -58,16 +58,15 @@ static INT segments_source(const tuple_permutation *t, INT y)
      return row_start(t, i, j) + k;
 }
 
-static INT items(const tuple_permutation *t);
 static INT source(const tuple_permutation *t, INT y);
 
-/* source() of a part of a composed permutation, which permutes the whole
-   array or each block of `span` tuples alike. */
-static INT part_source(const tuple_permutation *part, INT span, INT y)
+/* source() of part k of a composed permutation, which permutes the
+   whole array or (t->blockwise) each block of t->span tuples alike. */
+static INT part_source(const tuple_permutation *t, int k, INT y)
 {
-     if (items(part) == span && span > 0)
-	  return y - y % span + source(part, y % span);
-     return source(part, y);
+     if (k == t->blockwise)
+	  return y - y % t->span + source(&t->parts[k], y % t->span);
+     return source(&t->parts[k], y);
 }
 
 /* The source position of the tuple that lands at position y. */
@@ -76,8 +75,7 @@ static INT source(const tuple_permutation *t, INT y)
      INT index[3], x = 0;
      int a;
      if (t->m == -1) /* where the second part found it, the first had put it */
-	  return part_source(&t->parts[0], t->span,
-			     part_source(&t->parts[1], t->span, y));
+	  return part_source(t, 0, part_source(t, 1, y));
      if (t->m == 0)
 	  return segments_source(t, y);
      for (a = t->m - 1; a >= 0; --a) {
@@ -188,8 +186,10 @@ void XM(tuple_compose_init)(tuple_permutation *t, const tuple_permutation *first
 	  t->parts[k].leaders = 0;
 	  t->parts[k].cycles = 0;
      }
-     A(items(&t->parts[0]) == span || items(&t->parts[1]) == span
-       || items(t) == 0);
+     /* the smaller part is the one applied to each block (none: one block) */
+     t->blockwise = items(first) < items(second) ? 0
+	  : items(second) < items(first) ? 1 : -1;
+     A(t->blockwise < 0 || items(&t->parts[t->blockwise]) == span);
      find_cycles(t);
 }
 

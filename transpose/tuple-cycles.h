@@ -28,6 +28,7 @@ typedef struct tuple_permutation_s {
 					   then the second (their shapes) */
      INT span;           /* m == -1: one part permutes each block of
 			    `span` tuples alike, the other the whole array */
+     int blockwise;      /* m == -1: which (-1: both the whole, one block) */
      INT tuple;          /* reals */
      INT *leaders, cycles;
 } tuple_permutation;
