@@ -87,10 +87,17 @@
 #   PIPELINE_PIECES [16]   their pieces per computation, each followed by a test
 #                          (cpmd_fft -t).  Each piece is a charge of its own, and
 #                          each event among a thousand flows in flight costs
-#                          SimGrid a solve: at 128 ranks hsa-pipelined with 16
-#                          pieces took 2468 s of real time (hsa-sequential 24 s),
-#                          with a piece per step (128) over 600 s; at 64 ranks 16
-#                          pieces came within 0.6% of 64 pieces' time
+#                          SimGrid a solve (PRECISION); at 64 ranks 16 pieces
+#                          came within 0.6% of 64 pieces' time
+#   PRECISION [1e-7]       SimGrid's surf/precision (its default 1e-9): the
+#                          solver ignores smaller rate changes and rounds times
+#                          to it.  At the default every piece and test of a
+#                          pipelined variant, among a thousand flows in flight,
+#                          was a fresh solve: 16x8 hsa-pipelined took 3362 s of
+#                          real time, 335 s at 1e-7, 60 s at 1e-6.  Not 1e-6, as
+#                          bench/fftw_smpi.sh uses for its MiB messages: a 2 KiB
+#                          message takes a few us, and stock's 127 rounds moved
+#                          4% (docs/results.md has each variant at each precision)
 #   TIME_LIMIT [600]       real seconds per smpirun (one variant of one case);
 #                          past it the run is recorded as "timeout"
 #   FORCE [0]              1: simulate again the cases that cpmd_smpi.dat has
@@ -114,6 +121,7 @@ TIME_LIMIT=${TIME_LIMIT:-600}
 PIPELINE_BATCHES=${PIPELINE_BATCHES:-4}
 PIPELINE_PIECES=${PIPELINE_PIECES:-16}
 FORCE=${FORCE:-0}
+PRECISION=${PRECISION:-1e-7}
 OUT=${OUT:-$top/bench/figures/cpmd}
 GNUPLOT=${GNUPLOT:-gnuplot}
 mkdir -p "$OUT"
@@ -196,7 +204,7 @@ smpi_program() {
         "$dir/exchange_data.o" "$dir/proc_memory.o" "$dir/sim_charge.o" \
         "$tree/mpi/.libs/libfftw3_mpi.a" \
         "$SMPI_BUILD/liballtoall_inplace.a" "$tree/.libs/libfftw3.a" -lm \
-        -Wl,--wrap=memcpy,--wrap=memmove >&2
+        @"$top/bench/smpi/sim_charge.ldflags" >&2
     mv "$dir/cpmd_fft.$$" "$dir/cpmd_fft"
     echo "$dir/cpmd_fft"
 }
@@ -233,7 +241,7 @@ simulate() {
         --cfg=network/crosstraffic:0 --cfg='smpi/os:0:5e-7:1e-10;65536:1e-6:0' \
         --cfg='smpi/ois:0:5e-7:1e-10;65536:1e-6:0' --cfg='smpi/or:0:5e-7:1e-10;65536:1e-6:0' \
         --cfg=smpi/coll-selector:mvapich2 --cfg=smpi/test:1e-7 \
-        --cfg=smpi/shared-malloc-blocksize:$((64 << 20)) \
+        --cfg=smpi/shared-malloc-blocksize:$((64 << 20)) --cfg=surf/precision:"$PRECISION" \
         --log=root.thresh:warning --log=smpi_utils.thresh:info \
         -n "$n" -g "$groups" -B "$batch" -b "$((batch * $(batches_of "$variant")))" -r 1 \
         -t "$PIPELINE_PIECES" -a "$variant" --model \
@@ -242,10 +250,11 @@ simulate() {
     # the variant's row only: a failing smpirun prints its command line and
     # more (the file is this sweep's: another one may share the build)
     awk -v v="$variant" '$1 == v' "$dir/rows.$$" |
-        sed "s/^/$label /;s/\$/ $(($(date +%s) - started))/"
+        sed "s/^/$label /;s/\$/ $(($(date +%s) - started)) $PRECISION/"
     if [ "$status" != 0 ]; then
         echo "$label $variant $np $groups $((np / groups)) $n $batch" \
-             "$([ "$status" = 124 ] && echo "timeout after $TIME_LIMIT s" || echo failed)"
+             "$([ "$status" = 124 ] && echo "timeout after $TIME_LIMIT s" || echo failed)" \
+             "at precision $PRECISION"
     fi
     rm -f "$dir/rows.$$"
 }
@@ -261,7 +270,7 @@ smpi_part() {
                  "PIPELINE_BATCHES); $(date -u +%Y-%m-%d)"
             echo "# columns: cluster variant ranks groups p n batch bands pair_bytes min_us" \
                  "median_us exchange_us peak_mib growth_mib arrays_mib error calibration_s" \
-                 "transposes real_s"
+                 "transposes real_s precision"
         } > "$dat"
     fi
     for case in $SMPI_CASES; do

@@ -191,10 +191,7 @@ build_all() {
     smpicc -o "$build/fftw_sim.$$" "$build/fftw_sim.o" "$build/sim_charge.o" \
         "$build/plane_waves.o" "$tree/mpi/.libs/libfftw3_mpi.a" \
         "$build/liballtoall_inplace.a" "$tree/.libs/libfftw3.a" -lm \
-        -Wl,--wrap=memcpy,--wrap=memmove \
-        -Wl,--wrap=fftw_mpi_permute_tuples,--wrap=fftw_mpi_permute_tuple_cycles \
-        -Wl,--wrap=fftw_mpi_tuple_permutation_init,--wrap=fftw_mpi_tuple_transpose_init \
-        -Wl,--wrap=fftw_mpi_tuple_segments_init,--wrap=fftw_mpi_tuple_compose_init
+        @"$top/bench/smpi/sim_charge.ldflags"
     mv "$build/fftw_sim.$$" "$build/fftw_sim"
     g++ -O2 -std=c++17 -shared -fPIC "$top/bench/smpi/platforms.cpp" \
         -o "$build/platforms.so.$$" -lsimgrid
