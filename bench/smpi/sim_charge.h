@@ -26,19 +26,19 @@
  *
  * The exchange's own memory traffic (transpose-pairwise's copy of each
  * block into its buffer, our library's copy of each chunk into the ring) is
- * charged in CHARGE_MODEL by wrapping memcpy and memmove (a program
- * linking this file takes sim_charge.ldflags, the list of every --wrap it
- * needs: `smpicc ... @sim_charge.ldflags`): 2 bytes of traffic per byte copied, at
- * the simulated core's copy bandwidth.  In CHARGE_RUN SMPI measures them
- * with the rest of the CPU time.  SMPI's own copy of message payloads
- * is the network model's (links and loopback), not charged again.  The
- * in-place permutations of tuples (our transposes' and pipelines' local
+ * charged in CHARGE_MODEL by wrapping memcpy and memmove (a program that
+ * links this file takes sim_charge.ldflags, the list of every --wrap it
+ * needs: `smpicc ... @sim_charge.ldflags`): 2 bytes of traffic per byte
+ * copied, at the simulated core's copy bandwidth.  In CHARGE_RUN SMPI
+ * measures them with the rest of the CPU time.  SMPI's own copy of message
+ * payloads is the network model's (links and loopback), not charged again.
+ * The in-place permutations of tuples (our transposes' and pipelines' local
  * moves, tuple-cycles.c) are wrapped too (fftw_mpi_permute_tuples,
- * fftw_mpi_permute_tuple_cycles, and their init functions:
- * sim_charge.ldflags): a cycle's tuples lie far apart, and small ones ran up to
- * 2x a memcpy of their bytes, so in CHARGE_MODEL each is charged the time
- * it took here on an array of its own, per real moved, instead of
- * running; charge_calibrate times those planned (sim_charge.c).
+ * fftw_mpi_permute_tuple_cycles and their init functions): a cycle's
+ * tuples lie far apart, and small ones ran up to 2x a memcpy of their
+ * bytes, so in CHARGE_MODEL each is charged the time it took here on an
+ * array of its own, per real moved, instead of running; charge_calibrate
+ * times those planned (sim_charge.c).
  *
  * Times are split into the categories below; "exchange" is the time inside
  * the distributed transposes less their local transposes: the all-to-all
