@@ -84,11 +84,12 @@
 #   VARIANTS [stock,hsa,sa,auto,oop]
 #   PIPELINE_BATCHES [4]   batches per group for the variants ALGORITHM-pipelined
 #                          and -sequential (even; the pipeline's fill and drain count)
-#   PIPELINE_PIECES [16]   their pieces per computation, each followed by a test
-#                          (cpmd_fft -t).  Each piece is a charge of its own, and
-#                          each event among a thousand flows in flight costs
-#                          SimGrid a solve (PRECISION); at 64 ranks 16 pieces
-#                          came within 0.6% of 64 pieces' time
+#   PIPELINE_PIECES [cpmd_fft's: a group's ranks]  their pieces per computation,
+#                          each followed by a test (cpmd_fft -t).  A test posts
+#                          what the ring (8 transfers at 2 KiB in 16 KiB) has
+#                          room for, so 127 steps need more than 16 tests to
+#                          keep moving: at 16x8, 16 pieces took 1296 us per
+#                          band-FFT, 32-128 pieces 1210-1232 (docs/results.md)
 #   PRECISION [1e-7]       SimGrid's surf/precision (its default 1e-9): the
 #                          solver ignores smaller rate changes and rounds times
 #                          to it.  At the default every piece and test of a
@@ -119,7 +120,7 @@ SMPI_AUX=${SMPI_AUX:-16K}
 VARIANTS=${VARIANTS:-stock,hsa,sa,auto,oop}
 TIME_LIMIT=${TIME_LIMIT:-600}
 PIPELINE_BATCHES=${PIPELINE_BATCHES:-4}
-PIPELINE_PIECES=${PIPELINE_PIECES:-16}
+PIPELINE_PIECES=${PIPELINE_PIECES:-}
 FORCE=${FORCE:-0}
 PRECISION=${PRECISION:-1e-7}
 OUT=${OUT:-$top/bench/figures/cpmd}
@@ -244,13 +245,17 @@ simulate() {
         --cfg=smpi/shared-malloc-blocksize:$((64 << 20)) --cfg=surf/precision:"$PRECISION" \
         --log=root.thresh:warning --log=smpi_utils.thresh:info \
         -n "$n" -g "$groups" -B "$batch" -b "$((batch * $(batches_of "$variant")))" -r 1 \
-        -t "$PIPELINE_PIECES" -a "$variant" --model \
+        ${PIPELINE_PIECES:+-t "$PIPELINE_PIECES"} -a "$variant" --model \
         --calibration "$OUT/cpmd_smpi.calibration" \
         > "$dir/rows.$$" 2>> "$OUT/cpmd_smpi.log" || status=$?
     # the variant's row only: a failing smpirun prints its command line and
     # more (the file is this sweep's: another one may share the build)
+    case $variant in
+    *-pipelined|*-sequential) pieces=${PIPELINE_PIECES:-$((np / groups))} ;; # cpmd_fft's default
+    *) pieces=- ;;
+    esac
     awk -v v="$variant" '$1 == v' "$dir/rows.$$" |
-        sed "s/^/$label /;s/\$/ $(($(date +%s) - started)) $PRECISION/"
+        sed "s/^/$label /;s/\$/ $(($(date +%s) - started)) $PRECISION $pieces/"
     if [ "$status" != 0 ]; then
         echo "$label $variant $np $groups $((np / groups)) $n $batch" \
              "$([ "$status" = 124 ] && echo "timeout after $TIME_LIMIT s" || echo failed)" \
@@ -270,7 +275,7 @@ smpi_part() {
                  "PIPELINE_BATCHES); $(date -u +%Y-%m-%d)"
             echo "# columns: cluster variant ranks groups p n batch bands pair_bytes min_us" \
                  "median_us exchange_us peak_mib growth_mib arrays_mib error calibration_s" \
-                 "transposes real_s precision"
+                 "transposes real_s precision pieces"
         } > "$dat"
     fi
     for case in $SMPI_CASES; do
