@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 smpi=$(cd "$here/../../bench/smpi" && pwd)
 
 defined=$(sed -n 's/^[a-z].*[ *]__wrap_\([A-Za-z0-9_]*\)(.*/\1/p' "$smpi/sim_charge.c" | sort -u)
-listed=$(tr ', ' '\n\n' < "$smpi/sim_charge.ldflags" | sed -n 's/^.*--wrap=\([A-Za-z0-9_]*\)$/\1/p' |
+listed=$(tr -s ', ' '\n' < "$smpi/sim_charge.ldflags" | sed -n 's/^.*--wrap=\([A-Za-z0-9_]*\)$/\1/p' |
              sort -u)
 [ -n "$defined" ] || { echo "FAIL: no __wrap_ function found in sim_charge.c"; exit 1; }
 
