@@ -248,12 +248,12 @@ simulate() {
         ${PIPELINE_PIECES:+-t "$PIPELINE_PIECES"} -a "$variant" --model \
         --calibration "$OUT/cpmd_smpi.calibration" \
         > "$dir/rows.$$" 2>> "$OUT/cpmd_smpi.log" || status=$?
-    # the variant's row only: a failing smpirun prints its command line and
-    # more (the file is this sweep's: another one may share the build)
     case $variant in
     *-pipelined|*-sequential) pieces=${PIPELINE_PIECES:-$((np / groups))} ;; # cpmd_fft's default
     *) pieces=- ;;
     esac
+    # the variant's row only: a failing smpirun prints its command line and
+    # more (the file is this sweep's: another one may share the build)
     awk -v v="$variant" '$1 == v' "$dir/rows.$$" |
         sed "s/^/$label /;s/\$/ $(($(date +%s) - started)) $PRECISION $pieces/"
     if [ "$status" != 0 ]; then
