@@ -84,12 +84,12 @@
 #   VARIANTS [stock,hsa,sa,auto,oop]
 #   PIPELINE_BATCHES [4]   batches per group for the variants ALGORITHM-pipelined
 #                          and -sequential (even; the pipeline's fill and drain count)
-#   PIPELINE_PIECES [cpmd_fft's: a group's ranks]  their pieces per computation,
-#                          each followed by a test (cpmd_fft -t).  A test posts
-#                          what the ring (8 transfers at 2 KiB in 16 KiB) has
-#                          room for, so 127 steps need more than 16 tests to
-#                          keep moving: at 16x8, 16 pieces took 1296 us per
-#                          band-FFT, 32-128 pieces 1210-1232 (docs/results.md)
+#   PIPELINE_PIECES [16]   their pieces per computation, each followed by a test
+#                          (cpmd_fft -t).  The calibration file holds the passes
+#                          of 16 pieces; another count's are timed on the machine
+#                          at hand, which is another machine's scale: compare
+#                          counts on one calibration only (docs/results.md, "How
+#                          many pieces")
 #   PRECISION [1e-7]       SimGrid's surf/precision (its default 1e-9): the
 #                          solver ignores smaller rate changes and rounds times
 #                          to it.  At the default every piece and test of a
@@ -120,7 +120,7 @@ SMPI_AUX=${SMPI_AUX:-16K}
 VARIANTS=${VARIANTS:-stock,hsa,sa,auto,oop}
 TIME_LIMIT=${TIME_LIMIT:-600}
 PIPELINE_BATCHES=${PIPELINE_BATCHES:-4}
-PIPELINE_PIECES=${PIPELINE_PIECES:-}
+PIPELINE_PIECES=${PIPELINE_PIECES:-16}
 FORCE=${FORCE:-0}
 PRECISION=${PRECISION:-1e-7}
 OUT=${OUT:-$top/bench/figures/cpmd}
@@ -245,11 +245,11 @@ simulate() {
         --cfg=smpi/shared-malloc-blocksize:$((64 << 20)) --cfg=surf/precision:"$PRECISION" \
         --log=root.thresh:warning --log=smpi_utils.thresh:info \
         -n "$n" -g "$groups" -B "$batch" -b "$((batch * $(batches_of "$variant")))" -r 1 \
-        ${PIPELINE_PIECES:+-t "$PIPELINE_PIECES"} -a "$variant" --model \
+        -t "$PIPELINE_PIECES" -a "$variant" --model \
         --calibration "$OUT/cpmd_smpi.calibration" \
         > "$dir/rows.$$" 2>> "$OUT/cpmd_smpi.log" || status=$?
     case $variant in
-    *-pipelined|*-sequential) pieces=${PIPELINE_PIECES:-$((np / groups))} ;; # cpmd_fft's default
+    *-pipelined|*-sequential) pieces=$PIPELINE_PIECES ;;
     *) pieces=- ;;
     esac
     # the variant's row only: a failing smpirun prints its command line and
