@@ -95,7 +95,7 @@
 #                          to it.  At the default every piece and test of a
 #                          pipelined variant, among a thousand flows in flight,
 #                          was a fresh solve: 16x8 hsa-pipelined took 3362 s of
-#                          real time, 335 s at 1e-7, 60 s at 1e-6.  Not 1e-6, as
+#                          real time, 335 s at 1e-7, 57 s at 1e-6.  Not 1e-6, as
 #                          bench/fftw_smpi.sh uses for its MiB messages: a 2 KiB
 #                          message takes a few us, and stock's 127 rounds moved
 #                          4% (docs/results.md has each variant at each precision)
@@ -215,6 +215,11 @@ batches_of() {
     case $1 in *-pipelined|*-sequential) echo "$PIPELINE_BATCHES" ;; *) echo 1 ;; esac
 }
 
+# pieces_of VARIANT: its pieces per computation, for its row ("-": not in pieces)
+pieces_of() {
+    case $1 in *-pipelined|*-sequential) echo "$PIPELINE_PIECES" ;; *) echo - ;; esac
+}
+
 # simulate PROGRAM NODES CORES N GROUPS BATCH VARIANT AUX: cpmd_fft's row,
 # prefixed with the cluster (and ":aux=AUX" where AUX is not SMPI_AUX); a
 # "timeout" or "failed" row where it did not end
@@ -248,14 +253,10 @@ simulate() {
         -t "$PIPELINE_PIECES" -a "$variant" --model \
         --calibration "$OUT/cpmd_smpi.calibration" \
         > "$dir/rows.$$" 2>> "$OUT/cpmd_smpi.log" || status=$?
-    case $variant in
-    *-pipelined|*-sequential) pieces=$PIPELINE_PIECES ;;
-    *) pieces=- ;;
-    esac
     # the variant's row only: a failing smpirun prints its command line and
     # more (the file is this sweep's: another one may share the build)
     awk -v v="$variant" '$1 == v' "$dir/rows.$$" |
-        sed "s/^/$label /;s/\$/ $(($(date +%s) - started)) $PRECISION $pieces/"
+        sed "s/^/$label /;s/\$/ $(($(date +%s) - started)) $PRECISION $(pieces_of "$variant")/"
     if [ "$status" != 0 ]; then
         echo "$label $variant $np $groups $((np / groups)) $n $batch" \
              "$([ "$status" = 124 ] && echo "timeout after $TIME_LIMIT s" || echo failed)" \

@@ -141,11 +141,10 @@ void *__wrap_memmove(void *to, const void *from, size_t bytes)
  * would charge, tuples of 1-3 KiB take 1.1-1.4x its time (1.5-2x before
  * they prefetched), of 512 B 2x, long ones 0.6-1.4x.  So in CHARGE_MODEL they
  * do not run (sim_charge.ldflags wraps them and their init functions):
- * each call is charged, per real its cycles move, the time
- * that the whole permutation took here on an array of its own (the rank's
- * may be folded, its pages cached), on the file's scale, timed once per
- * shape: by charge_calibrate where the planner made it, else when first
- * met.
+ * each call is charged, per real its cycles move, the time that the whole
+ * permutation took here on an array of its own (the rank's may be folded,
+ * its pages cached), on the file's scale, timed once per shape: by
+ * charge_calibrate where the planner made it, else when first met.
  */
 void __real_fftw_mpi_permute_tuple_cycles(const tuple_permutation *t, R *a, INT first, INT last);
 
