@@ -2,11 +2,12 @@
 # sanitize.sh [openmpi] [mpich] [--no-valgrind] [--build-only] - the library alone
 # (--without-fftw) built with AddressSanitizer, LeakSanitizer and
 # UndefinedBehaviorSanitizer in build/sanitize-<mpi>/, its tests run there;
-# then one valgrind run of the patched FFTW's mpi-bench --verify
-# (tests/fftw/fftw_valgrind.sh) with the Open MPI build's FFTW, if build/openmpi
-# has one (scripts/build.sh openmpi).  Both MPIs by default.  scripts/test.sh
-# runs it after the normal builds; run scripts/install-deps.sh first when
-# calling it alone.
+# then valgrind runs of the patched FFTW's mpi-bench --verify and of
+# fftw_guard_test on arrays of exactly the local size
+# (tests/fftw/fftw_valgrind.sh) with the Open MPI build's FFTW, if
+# build/openmpi has one (scripts/build.sh openmpi, then its make check).
+# Both MPIs by default.  scripts/test.sh runs it after the normal builds;
+# run scripts/install-deps.sh first when calling it alone.
 #
 # Per MPI:
 #   1. configure --without-fftw with CFLAGS/LDFLAGS below, make, make the
@@ -170,8 +171,9 @@ for mpi in $mpis; do
     echo "=== sanitize $mpi: $(($(date +%s) - start)) s"
 done
 
-# One valgrind run of the patched FFTW (tests/fftw/fftw_valgrind.sh), with the
-# normal Open MPI build's mpi-bench: FFTW is not rebuilt with sanitizers.
+# The valgrind runs of the patched FFTW (tests/fftw/fftw_valgrind.sh), with the
+# normal Open MPI build's mpi-bench and fftw_guard_test: FFTW is not rebuilt
+# with sanitizers.
 if [ "$valgrind" = yes ]; then
     start=$(date +%s)
     dir="$top/build/sanitize-valgrind"
@@ -184,7 +186,7 @@ if [ "$valgrind" = yes ]; then
         echo "no $ompi/fftw/build/mpi/mpi-bench: run scripts/build.sh openmpi first" > "$log"
         record "$dir" fftw-valgrind SKIP "$log"
     else
-        MPIRUN="$ompi/tests/mpirun.sh" FFTW_BUILD="$ompi/fftw/build" \
+        MPIRUN="$ompi/tests/mpirun.sh" FFTW_BUILD="$ompi/fftw/build" TESTBIN="$ompi/tests" \
             "$top/tests/fftw/fftw_valgrind.sh" > "$log" 2>&1
         case $? in
         0) record "$dir" fftw-valgrind PASS "$log" ;;

@@ -3,8 +3,9 @@
 # and under MPICH (make check in build/openmpi and build/mpich); then the
 # sanitizer step (scripts/sanitize.sh): the library alone built with
 # AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer and its
-# tests under both MPIs (build/sanitize-<mpi>), and one valgrind run of the
-# patched FFTW's mpi-bench --verify (build/sanitize-valgrind).
+# tests under both MPIs (build/sanitize-<mpi>), and valgrind runs of the
+# patched FFTW's mpi-bench --verify and of its guard test on exact arrays
+# (build/sanitize-valgrind).
 # AIP_TEST_SANITIZE=no leaves the sanitizer step out.  Last, make distcheck:
 # the release tarball builds, runs its tests, installs and uninstalls from
 # itself.  By default the library alone with its unit tests (a minute);

@@ -16,9 +16,18 @@
 # start-up with the MPI library's components.  FFTW's own code is built
 # without -g: its frames in a report name functions, not lines.
 #
-# Environment: MPIRUN, FFTW_BUILD (as make check sets them; scripts/sanitize.sh
-# passes build/openmpi's); VALGRIND_FLAGS adds valgrind options (for example
-# --track-origins=yes to find where an uninitialised value comes from).
+# Then fftw_guard_test --exact on 3 ranks, whose arrays are exactly
+# fftw_mpi_local_size_*'s size: its fixed shapes, whose first dimensions
+# are smaller than the ranks, planned with FFTW_MEASURE, under general,
+# hsa-pipelined and the default on two emulated nodes; any read or write
+# past a rank's array is valgrind's error.  (Not its random shapes: some
+# with a dimension of 1 make stock FFTW itself write past the array.)
+# About 20 s.
+#
+# Environment: MPIRUN, FFTW_BUILD, TESTBIN (as make check sets them;
+# scripts/sanitize.sh passes build/openmpi's); VALGRIND_FLAGS adds valgrind
+# options (for example --track-origins=yes to find where an uninitialised
+# value comes from).
 set -u
 supp="$(cd "$(dirname "$0")/.." && pwd)/sanitizers/valgrind.supp"
 if ! command -v valgrind > /dev/null; then
@@ -28,14 +37,16 @@ fi
 bench="$FFTW_BUILD/mpi/mpi-bench"
 [ -x "$bench" ] || { echo "fftw_valgrind.sh: no $bench (built without FFTW?)" >&2; exit 1; }
 
+guard="$TESTBIN/fftw/fftw_guard_test"
+[ -x "$guard" ] || { echo "fftw_valgrind.sh: no $guard (make check builds it)" >&2; exit 1; }
+
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
+valgrind_flags="-q --error-exitcode=97 --leak-check=full --show-leak-kinds=definite
+--errors-for-leak-kinds=definite --num-callers=40 --keep-debuginfo=yes --suppressions=$supp"
 status=0
-# shellcheck disable=SC2086 # VALGRIND_FLAGS is a word list
-$MPIRUN 2 "$FFTW_BUILD/libtool" --mode=execute \
-    valgrind -q --error-exitcode=97 --leak-check=full --show-leak-kinds=definite \
-    --errors-for-leak-kinds=definite --num-callers=40 --keep-debuginfo=yes \
-    --suppressions="$supp" ${VALGRIND_FLAGS:-} \
+# shellcheck disable=SC2086 # the flags are word lists
+$MPIRUN 2 "$FFTW_BUILD/libtool" --mode=execute valgrind $valgrind_flags ${VALGRIND_FLAGS:-} \
     "$bench" -o inplace -o estimate -v2 --verify ir24x24x24 --verify ir17x19x23 \
     --verify ir17x19x24 \
     > "$out" 2>&1 || status=$?
@@ -58,3 +69,16 @@ if [ -n "$fail" ]; then
 fi
 grep -E '^ir(24x24x24|17x19x23|17x19x24) ' "$out"
 echo "ok: mpi-bench --verify under valgrind on 2 ranks (hsa, general, moves of blocks), no errors"
+
+status=0
+# shellcheck disable=SC2086
+$MPIRUN 3 valgrind $valgrind_flags ${VALGRIND_FLAGS:-} "$guard" --exact 1 --random 0 \
+    --algorithms "general hsa-pipelined default" > "$out" 2>&1 || status=$?
+if [ "$status" -ne 0 ] || grep -q '^==[0-9]*== ' "$out" ||
+   ! grep -q 'fftw_guard_test (p=3): [1-9][0-9]* passed, 0 failed' "$out"; then
+    cat "$out"
+    echo "FAIL: fftw_guard_test --exact under valgrind (exit $status; 97: valgrind found errors)"
+    exit 1
+fi
+grep -E 'cases|passed' "$out"
+echo "ok: fftw_guard_test --exact under valgrind on 3 ranks, no errors"
