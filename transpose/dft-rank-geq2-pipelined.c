@@ -165,8 +165,8 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      pipeline_rows rows = { 0 };
      R *ri, *ii;
      tensor *sz;
-     INT J, b, tests, last, C, L = 1;
-     int i, n_pes, rnk = p->sz->rnk, sliced;
+     INT J, b, here, tests, last, C, L = 1;
+     int i, n_pes, my_pe, rnk = p->sz->rnk, sliced;
      static const plan_adt padt = {
           XM(dft_solve), awake, print, destroy
      };
@@ -175,7 +175,10 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
           return (plan *) 0;
 
      MPI_Comm_size(p->comm, &n_pes);
+     MPI_Comm_rank(p->comm, &my_pe);
      b = p->sz->dims[0].n / n_pes;
+     /* this process's rows: the sliced pipeline's may be none */
+     here = sliced ? XM(block)(p->sz->dims[0].n, p->sz->dims[0].b[IB], my_pe) : b;
      X(extract_reim)(p->sign, p->I, &ri, &ii);
      last = p->sz->dims[rnk - 1].n;
      C = last * p->vn; /* complex numbers per line */
@@ -195,7 +198,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 	       sz->dims[i].is = sz->dims[i].os = sz->dims[i+1].n * sz->dims[i+1].is;
 	  }
 	  rows.whole = X(mkplan_d)(plnr,
-				   X(mkproblem_dft_d)(sz, X(mktensor_1d)(p->vn, 2, 2),
+				   X(mkproblem_dft_d)(sz, XM(pipeline_row_vector)(here, p->vn, 2, 2),
 						      ri, ii, ri, ii));
 	  if (XM(any_true)(!rows.whole, p->comm)) goto nada;
      } else {

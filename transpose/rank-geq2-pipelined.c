@@ -250,6 +250,17 @@ int XM(pipeline_fits)(INT n0, INT rows, INT row_complex, INT J, INT chunks,
 	  && 2 * (row_complex / (n_pes * J)) <= INT_MAX;
 }
 
+/* FFTW_MEASURE zeroes and runs every candidate on the problem's own
+   array, and a process that holds no row can have an array shorter than
+   one (c2c 2x40 on 3 processes: fftw_mpi_local_size gives the third 24
+   complex numbers, its 12 x 2 of the transposed layout, where a row is
+   40): the plan of its rows must touch nothing, as FFTW's rank-geq2 plans
+   its vector of no rows. */
+tensor *XM(pipeline_row_vector)(INT rows_here, INT vn, INT is, INT os)
+{
+     return X(mktensor_1d)(rows_here > 0 ? vn : 0, is, os);
+}
+
 INT XM(pipeline_pieces)(INT n, INT target)
 {
      INT below, above;

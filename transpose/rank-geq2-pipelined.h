@@ -105,6 +105,10 @@ typedef void (*pipeline_row_fn)(const plan *owner, R *row, INT piece);
 pipeline_row_pass XM(pipeline_row_piece)(const pipeline_rows *r, INT piece,
 					 R **at, plan **cld);
 
+/* The vector of stage 1's plan of one row: vn, strides is and os, or
+   empty where this process holds no row (the sliced pipeline's n0 shorter
+   than its processes), which FFTW plans as a no-op. */
+tensor *XM(pipeline_row_vector)(INT rows_here, INT vn, INT is, INT os);
 /* Whether the pipeline takes this shape (the same on every process). */
 int XM(pipeline_fits)(INT n0, INT rows, INT row_complex, INT J, INT chunks,
 		      int n_pes);

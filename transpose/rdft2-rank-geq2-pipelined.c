@@ -201,8 +201,8 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
      pipeline pl;
      pipeline_rows rows = { 0 };
      tensor *sz;
-     INT J, b, tests, last, C, L = 1;
-     int i, n_pes, rnk = p->sz->rnk, r2c = p->kind == R2HC, sliced;
+     INT J, b, here, tests, last, C, L = 1;
+     int i, n_pes, my_pe, rnk = p->sz->rnk, r2c = p->kind == R2HC, sliced;
      /* the vector's input and output strides: 1 for reals, 2 for complex */
      INT ivs = r2c ? 1 : 2, ovs = r2c ? 2 : 1;
      R *I = p->I, *ri = r2c ? I : I + 1, *ii = r2c ? I + 1 : I;
@@ -214,7 +214,10 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
           return (plan *) 0;
 
      MPI_Comm_size(p->comm, &n_pes);
+     MPI_Comm_rank(p->comm, &my_pe);
      b = p->sz->dims[0].n / n_pes;
+     /* this process's rows: the sliced pipeline's may be none */
+     here = sliced ? XM(block)(p->sz->dims[0].n, p->sz->dims[0].b[r2c ? IB : OB], my_pe) : b;
      last = p->sz->dims[rnk - 1].n;
      C = (last / 2 + 1) * p->vn; /* complex numbers per line */
      for (i = 1; i < rnk - 1; ++i)
@@ -235,7 +238,7 @@ static plan *mkplan(const solver *ego_, const problem *p_, planner *plnr)
 	  }
 	  sz->dims[rnk - 2].n = last;
 	  rows.whole = X(mkplan_d)(plnr,
-				   X(mkproblem_rdft2_d)(sz, X(mktensor_1d)(p->vn, ivs, ovs),
+				   X(mkproblem_rdft2_d)(sz, XM(pipeline_row_vector)(here, p->vn, ivs, ovs),
 							I, I + p->vn, I, I + 1, p->kind));
 	  if (XM(any_true)(!rows.whole, p->comm)) goto nada;
      } else {
