@@ -45,6 +45,21 @@
  * keeps the one-sided broadcast (sm,pt2pt; with UCX, ucx,sm; sm makes the
  * shared window).  That window alone (one node) is osc/sm's, whose file
  * names carry the creating rank since Open MPI 3.1: it is made.
+ *
+ * MPICH's ch4 device (4.0.2 and later releases, up to its current source)
+ * identifies a window in its messages, the PSCW posts and completions
+ * included, by an id made of the context id of the communicator it was
+ * created on and a count of the windows created on that communicator
+ * (MPIDIG_generate_win_id, ch4_impl.c), and looks it up in one table per
+ * process.  Freeing that communicator while the window lives frees the
+ * context id: the next communicator to get it counts from 0 again, and a
+ * window made on it takes the same id.  Both windows then receive each
+ * other's posts and completions, and an epoch of one waits for good (a
+ * broadcast on another communicator, or in another thread, hung so;
+ * tests/mpi/win_id_reuse_test shows it with MPI alone).  MPI allows freeing
+ * the communicator; keeping it until the window is freed costs a context
+ * id, and so the leaders' communicator is kept with the window between
+ * nodes.  The node's communicator, the shared window's, is kept anyway.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -70,6 +85,8 @@ static void windows_free(aip_bcast_windows *windows)
         return;
     if (windows->tree_win != MPI_WIN_NULL)
         MPI_Win_free(&windows->tree_win);
+    if (windows->leaders != MPI_COMM_NULL) /* only now: the opening comment says why */
+        MPI_Comm_free(&windows->leaders);
     if (windows->shared_win != MPI_WIN_NULL) {
         MPI_Win_unlock_all(windows->shared_win);
         MPI_Win_free(&windows->shared_win);
@@ -247,9 +264,10 @@ static int make_windows(aip_bcast_windows *w, MPI_Comm private_comm)
             (err = MPI_Win_create(w->segment, segment_bytes, 1, MPI_INFO_NULL, leaders,
                                   &tree)) == MPI_SUCCESS)
             err = MPI_Comm_group(leaders, &w->group);
-        if (leaders != MPI_COMM_NULL)
-            MPI_Comm_free(&leaders); /* the window and the group are enough */
         if (any_rank(err != MPI_SUCCESS, private_comm)) {
+            /* A window made here is left to MPI_Finalize (above), with its communicator. */
+            if (leaders != MPI_COMM_NULL && tree == MPI_WIN_NULL)
+                MPI_Comm_free(&leaders);
             MPI_Win_unlock_all(shared);
             MPI_Win_free(&shared);
             w->no_rma = 1;
@@ -257,6 +275,7 @@ static int make_windows(aip_bcast_windows *w, MPI_Comm private_comm)
         }
         if (tree != MPI_WIN_NULL)
             MPI_Win_set_errhandler(tree, MPI_ERRORS_RETURN);
+        w->leaders = leaders;
     }
     w->shared_win = shared;
     w->tree_win = tree;
@@ -299,7 +318,7 @@ int aip_bcast_windows_get(MPI_Comm comm, MPI_Comm private_comm, long long budget
     }
     w->budget = budget;
     w->ranks_per_node = ranks_per_node;
-    w->node_comm = MPI_COMM_NULL;
+    w->node_comm = w->leaders = MPI_COMM_NULL;
     w->shared_win = w->tree_win = MPI_WIN_NULL;
     w->group = MPI_GROUP_NULL;
     w->slot_bytes = aip_bcast_slot_bytes(budget);
