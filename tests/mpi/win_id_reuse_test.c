@@ -41,6 +41,7 @@ int main(int argc, char **argv)
     }
     test_watchdog(limit, "win_id_reuse_test", rank);
     memset(memory, 0, sizeof memory);
+    memset(data, 0, sizeof data); /* all 64 bytes travel */
     snprintf(data, sizeof data, "put into the first window");
     for (int w = 0; w < 2; w++) {
         MPI_Comm_dup(MPI_COMM_WORLD, &comms[w]);
