@@ -46,20 +46,18 @@
  * shared window).  That window alone (one node) is osc/sm's, whose file
  * names carry the creating rank since Open MPI 3.1: it is made.
  *
- * MPICH's ch4 device (4.0.2 and later releases, up to its current source)
- * identifies a window in its messages, the PSCW posts and completions
- * included, by an id made of the context id of the communicator it was
- * created on and a count of the windows created on that communicator
- * (MPIDIG_generate_win_id, ch4_impl.c), and looks it up in one table per
- * process.  Freeing that communicator while the window lives frees the
- * context id: the next communicator to get it counts from 0 again, and a
- * window made on it takes the same id.  Both windows then receive each
- * other's posts and completions, and an epoch of one waits for good (a
- * broadcast on another communicator, or in another thread, hung so;
- * tests/mpi/win_id_reuse_test shows it with MPI alone).  MPI allows freeing
- * the communicator; keeping it until the window is freed costs a context
- * id, and so the leaders' communicator is kept with the window between
- * nodes.  The node's communicator, the shared window's, is kept anyway.
+ * MPICH's ch4 device (4.0.2, and its source since) names a window in its
+ * messages, PSCW posts and completions included, by the context id of the
+ * communicator it was made on and a count of the windows made on that one
+ * (MPIDIG_generate_win_id, ch4_impl.c).  Freeing the communicator while
+ * the window lives, which MPI allows, frees the context id; the next
+ * communicator to get it counts from 0 again, and a window made on it gets
+ * the same id.  One window then takes the other's posts and completions,
+ * and an epoch waits for good: broadcasts hung so beside another
+ * communicator's windows (tests/mpi/win_id_reuse_test shows it with MPI
+ * alone).  So the leaders' communicator is kept until the window between
+ * nodes is freed, on every MPI, at the cost of a context id; the node's
+ * communicator, the shared window's, is kept anyway.
  */
 #include <pthread.h>
 #include <stdlib.h>

@@ -6,13 +6,14 @@
 # windows alive beside them; then 2 and 4 threads on 4 ranks, each thread on
 # its own communicator.  A hang fails through the program's watchdog, which
 # names the call each rank was in (mpirun.sh's limit stands behind it).
-# Under MPICH 4.0.2 both hung, sequence 0 on the halves, until the windows
-# kept the communicators they were made on (bcast_windows.c).  The seed is
+# Under MPICH 4.0.2 each of these runs hung (the halves in sequence 0)
+# until the windows kept the communicators they were made on
+# (bcast_windows.c).  The seed is
 # fixed, so that a run is repeatable; AIP_TEST_SEED=<seed> draws others.
 #
 # MPICH spins in every blocking call, so 5 ranks on 2 cores cost it about
-# 15 times as much per call as 3: it runs 4 of the 20 sequences there (the
-# hang came in the first).  Under Open MPI the halves run with
+# 20 times as much per call as 3: it runs 4 of the 20 sequences there (the
+# hang came in the first; all 20 take 75 s).  Under Open MPI the halves run with
 # OMPI_MCA_osc=sm,pt2pt, so that the trees between nodes run (the installed
 # osc/rdma declines them where nodes share a host, bcast_windows.c), and once
 # as installed, mixing those MPI_Bcast fallbacks with the shared-memory
@@ -40,8 +41,8 @@ for run in "3 20" "5 $halves5"; do
         --seed "$seed" --split 1 --sequences "$2" --calls 120 --watchdog "$watchdog"
 done
 # Two threads draw 120 calls each; four threads, which MPICH serialises, 40
-# each, remaking the windows twice as often (before the fix a run of theirs
-# hung 6 times in 6, 2 in 4 with the windows remade as seldom as above).
+# each, remaking the windows twice as often (before the fix they hung in 7
+# runs of 7 so, in 2 of 4 with the windows remade as seldom as above).
 for run in "2 120 8" "4 40 4"; do
     # shellcheck disable=SC2086 # word lists
     set -- $run
