@@ -8,16 +8,17 @@
 # names the call each rank was in (mpirun.sh's limit stands behind it).
 # Under MPICH 4.0.2 each of these runs hung (the halves in sequence 0)
 # until the windows kept the communicators they were made on
-# (bcast_windows.c).  The seed is
-# fixed, so that a run is repeatable; AIP_TEST_SEED=<seed> draws others.
+# (bcast_windows.c).  The seed is fixed, so that a run is repeatable;
+# AIP_TEST_SEED=<seed> draws others.
 #
 # MPICH spins in every blocking call, so 5 ranks on 2 cores cost it about
 # 20 times as much per call as 3: it runs 4 of the 20 sequences there (the
-# hang came in the first; all 20 take 75 s).  Under Open MPI the halves run with
-# OMPI_MCA_osc=sm,pt2pt, so that the trees between nodes run (the installed
-# osc/rdma declines them where nodes share a host, bcast_windows.c), and once
-# as installed, mixing those MPI_Bcast fallbacks with the shared-memory
-# windows; the threads with ucx,sm (pt2pt refuses MPI_THREAD_MULTIPLE).
+# hang came in the first; all 20 take 75 s).  Under Open MPI the halves run
+# with OMPI_MCA_osc=sm,pt2pt, so that the trees between nodes run (the
+# installed osc/rdma declines them where nodes share a host,
+# bcast_windows.c), and once as installed, mixing those MPI_Bcast fallbacks
+# with the shared-memory windows; the threads with ucx,sm (pt2pt refuses
+# MPI_THREAD_MULTIPLE).
 #
 # Last, win_id_reuse_test shows with MPI alone what the windows keep their
 # communicators for: it must pass as the library does it, and with the
