@@ -1,10 +1,13 @@
 /*
  * test_util.c - helpers of the MPI tests (see test_util.h).
  */
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
@@ -100,4 +103,48 @@ int test_summary(const char *name, int passed, int failed, MPI_Comm comm)
     if (rank == 0)
         printf("%s (p=%d): %d passed, %d failed\n", name, size, passed, failed);
     return failed == 0 ? 0 : 1;
+}
+
+/* Written by the threads, read by the signal handler, which may catch a note
+ * half rewritten: only what is printed can suffer. */
+static char notes[TEST_NOTE_SLOTS][256];
+static char watchdog_header[160];
+
+void test_note(int slot, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(notes[slot], sizeof notes[slot], format, args);
+    va_end(args);
+}
+
+const char *test_last_note(int slot)
+{
+    return notes[slot];
+}
+
+/* Only async-signal-safe calls: write and _exit. */
+static void watchdog_fired(int signal)
+{
+    (void)signal;
+    ssize_t ignored = write(STDERR_FILENO, watchdog_header, strlen(watchdog_header));
+    for (int slot = 0; slot < TEST_NOTE_SLOTS; slot++)
+        if (notes[slot][0]) {
+            ignored = write(STDERR_FILENO, "  in ", 5);
+            ignored = write(STDERR_FILENO, notes[slot], strnlen(notes[slot], sizeof notes[slot]));
+            ignored = write(STDERR_FILENO, "\n", 1);
+        }
+    (void)ignored;
+    _exit(1);
+}
+
+void test_watchdog(int seconds, const char *name, int rank)
+{
+    if (seconds > 0) {
+        snprintf(watchdog_header, sizeof watchdog_header,
+                 "FAIL: %s: rank %d: watchdog: not done after %d s (a hang?), last\n", name,
+                 rank, seconds);
+        signal(SIGALRM, watchdog_fired);
+    }
+    alarm((unsigned)(seconds > 0 ? seconds : 0));
 }

@@ -50,6 +50,16 @@ void test_count(int ok, const char *what, int *passed, int *failed, MPI_Comm com
  * (0 when nothing failed).  The counts must be the same on every rank. */
 int test_summary(const char *name, int passed, int failed, MPI_Comm comm);
 
+/* A watchdog that turns a hang into a failure: test_watchdog(seconds, name,
+ * rank) arms it (seconds = 0 disarms it).  If it is still armed when the
+ * time is up, the rank prints each thread's last note and exits with 1,
+ * which ends the whole job.  test_note(slot, ...) records what thread
+ * `slot` (0..TEST_NOTE_SLOTS - 1) is about to do; test_last_note reads it. */
+#define TEST_NOTE_SLOTS 8
+void test_watchdog(int seconds, const char *name, int rank);
+void test_note(int slot, const char *format, ...) __attribute__((format(printf, 2, 3)));
+const char *test_last_note(int slot);
+
 /* The library's algorithms of one kind, in its table's order, then auto:
  * fills out (room for max) and returns their number.  Inline, so that the
  * tests that do not link the library do not need it. */

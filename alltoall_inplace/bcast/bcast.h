@@ -30,6 +30,7 @@ typedef struct aip_bcast_windows {
     char *segment;      /* that segment, in this process */
     MPI_Win tree_win;   /* the leaders, expose the segment; rank n leads node n (none if
                            one node; MPI_WIN_NULL at the other ranks) */
+    MPI_Comm leaders;   /* tree_win's communicator, freed after it (bcast_windows.c) */
     MPI_Group group;    /* of tree_win's leaders, for the PSCW groups (leaders only) */
     size_t slot_bytes;  /* the segment holds AIP_BCAST_SLOTS slots of one chunk */
     unsigned long long chunks_done; /* on this communicator: chunk c uses slot c % SLOTS */

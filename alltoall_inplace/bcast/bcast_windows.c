@@ -45,6 +45,19 @@
  * keeps the one-sided broadcast (sm,pt2pt; with UCX, ucx,sm; sm makes the
  * shared window).  That window alone (one node) is osc/sm's, whose file
  * names carry the creating rank since Open MPI 3.1: it is made.
+ *
+ * MPICH's ch4 device (4.0.2, and its source since) names a window in its
+ * messages, PSCW posts and completions included, by the context id of the
+ * communicator it was made on and a count of the windows made on that one
+ * (MPIDIG_generate_win_id, ch4_impl.c).  Freeing the communicator while
+ * the window lives, which MPI allows, frees the context id; the next
+ * communicator to get it counts from 0 again, and a window made on it gets
+ * the same id.  One window then takes the other's posts and completions,
+ * and an epoch waits for good: broadcasts hung so beside another
+ * communicator's windows (tests/mpi/win_id_reuse_test shows it with MPI
+ * alone).  So the leaders' communicator is kept until the window between
+ * nodes is freed, on every MPI, at the cost of a context id; the node's
+ * communicator, the shared window's, is kept anyway.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -70,6 +83,8 @@ static void windows_free(aip_bcast_windows *windows)
         return;
     if (windows->tree_win != MPI_WIN_NULL)
         MPI_Win_free(&windows->tree_win);
+    if (windows->leaders != MPI_COMM_NULL) /* only now: the opening comment says why */
+        MPI_Comm_free(&windows->leaders);
     if (windows->shared_win != MPI_WIN_NULL) {
         MPI_Win_unlock_all(windows->shared_win);
         MPI_Win_free(&windows->shared_win);
@@ -247,9 +262,10 @@ static int make_windows(aip_bcast_windows *w, MPI_Comm private_comm)
             (err = MPI_Win_create(w->segment, segment_bytes, 1, MPI_INFO_NULL, leaders,
                                   &tree)) == MPI_SUCCESS)
             err = MPI_Comm_group(leaders, &w->group);
-        if (leaders != MPI_COMM_NULL)
-            MPI_Comm_free(&leaders); /* the window and the group are enough */
         if (any_rank(err != MPI_SUCCESS, private_comm)) {
+            /* A window made here is left to MPI_Finalize (above), with its communicator. */
+            if (leaders != MPI_COMM_NULL && tree == MPI_WIN_NULL)
+                MPI_Comm_free(&leaders);
             MPI_Win_unlock_all(shared);
             MPI_Win_free(&shared);
             w->no_rma = 1;
@@ -257,6 +273,7 @@ static int make_windows(aip_bcast_windows *w, MPI_Comm private_comm)
         }
         if (tree != MPI_WIN_NULL)
             MPI_Win_set_errhandler(tree, MPI_ERRORS_RETURN);
+        w->leaders = leaders;
     }
     w->shared_win = shared;
     w->tree_win = tree;
@@ -299,7 +316,7 @@ int aip_bcast_windows_get(MPI_Comm comm, MPI_Comm private_comm, long long budget
     }
     w->budget = budget;
     w->ranks_per_node = ranks_per_node;
-    w->node_comm = MPI_COMM_NULL;
+    w->node_comm = w->leaders = MPI_COMM_NULL;
     w->shared_win = w->tree_win = MPI_WIN_NULL;
     w->group = MPI_GROUP_NULL;
     w->slot_bytes = aip_bcast_slot_bytes(budget);
